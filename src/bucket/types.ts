@@ -1,0 +1,43 @@
+/**
+ * The token-bucket contract shared by every store.
+ *
+ * A bucket holds at most `capacity` tokens and refills continuously at `refillPerSecond`.
+ * A key that does not exist is a full bucket. Every store returns the same `BucketResult`.
+ */
+
+/** How large a caller's bucket is and how fast it refills. */
+export interface BucketPolicy {
+  /** Maximum number of tokens (the burst). Must be a finite number > 0. */
+  capacity: number;
+  /** Tokens added per second, continuously. Must be a finite number ≥ 0. */
+  refillPerSecond: number;
+}
+
+/** The state of a bucket after one operation. */
+export interface BucketResult {
+  /** consume: the tokens were taken. peek and refund: always true. */
+  allowed: boolean;
+  /** The number of tokens that was asked for (0 for peek). */
+  cost: number;
+  /** Tokens left after the operation (may be fractional). */
+  remaining: number;
+  /** The policy's capacity. */
+  capacity: number;
+  /**
+   * 0 when allowed; when denied, milliseconds until `cost` tokens exist;
+   * -1 when `cost > capacity` (the call can never succeed).
+   */
+  retryAfterMs: number;
+  /** Milliseconds until the bucket is full again (0 when full). */
+  resetAfterMs: number;
+}
+
+/** Where buckets live. Implementations: `RedisBucketStore`, `MemoryBucketStore`. */
+export interface BucketStore {
+  /** Takes `cost` tokens if they exist; otherwise takes nothing and writes nothing. */
+  consume(key: string, cost: number, policy: BucketPolicy): Promise<BucketResult>;
+  /** Gives back `amount` tokens, never beyond `capacity`. */
+  refund(key: string, amount: number, policy: BucketPolicy): Promise<BucketResult>;
+  /** Reads the bucket without changing it. */
+  peek(key: string, policy: BucketPolicy): Promise<BucketResult>;
+}
