@@ -1,7 +1,11 @@
 // Public API of graphql-budget: named re-exports only.
 
 // Bucket stores
-export type { BucketPolicy, BucketResult, BucketStore } from './bucket/types.js';
+export type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './bucket/types.js';
+export { RedisBucketStore, type RedisBucketStoreOptions } from './bucket/redis-store.js';
+export { MemoryBucketStore, type MemoryBucketStoreOptions } from './bucket/memory-store.js';
+export { BucketStoreError, BucketStoreTimeoutError } from './bucket/errors.js';
+export { bucketKey } from './bucket/bucket-key.js';
 
 // Cost engine
 export type { CostEstimate, EstimateCostOptions, FieldCostBreakdown } from './cost/types.js';

@@ -25,19 +25,34 @@ export interface BucketResult {
   capacity: number;
   /**
    * 0 when allowed; when denied, milliseconds until `cost` tokens exist;
-   * -1 when `cost > capacity` (the call can never succeed).
+   * -1 when `cost > capacity` (the call can never succeed) or when the bucket does not refill
+   * (`refillPerSecond` 0). Whole milliseconds, rounded up.
    */
   retryAfterMs: number;
-  /** Milliseconds until the bucket is full again (0 when full). */
+  /**
+   * Milliseconds until the bucket is full again (0 when full; -1 when it never refills).
+   * Whole milliseconds, rounded up.
+   */
   resetAfterMs: number;
+}
+
+/** Per-call options every store accepts. */
+export interface BucketCallOptions {
+  /**
+   * Answer within this many milliseconds or reject with `BucketStoreTimeoutError`; a command that
+   * reaches Redis after the deadline has no effect (see `RedisBucketStore`). Must be a finite
+   * number > 0. `MemoryBucketStore` answers synchronously, so it always meets the deadline.
+   * @default undefined (no deadline)
+   */
+  timeoutMs?: number;
 }
 
 /** Where buckets live. Implementations: `RedisBucketStore`, `MemoryBucketStore`. */
 export interface BucketStore {
   /** Takes `cost` tokens if they exist; otherwise takes nothing and writes nothing. */
-  consume(key: string, cost: number, policy: BucketPolicy): Promise<BucketResult>;
+  consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;
   /** Gives back `amount` tokens, never beyond `capacity`. */
-  refund(key: string, amount: number, policy: BucketPolicy): Promise<BucketResult>;
+  refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;
   /** Reads the bucket without changing it. */
-  peek(key: string, policy: BucketPolicy): Promise<BucketResult>;
+  peek(key: string, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;
 }

@@ -1,0 +1,100 @@
+/**
+ * `lua/bucket.lua` as ioredis sees it: the source, its SHA1, how a call is encoded as ARGV and how
+ * a reply is decoded. `RedisBucketStore` uses this module without a clock override; tests call
+ * `runBucketScript` with an explicit `nowUs` to drive the script through simulated time.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Cluster, Redis } from 'ioredis';
+import type { BucketOp, BucketReply } from './bucket-math.js';
+import { BucketStoreError } from './errors.js';
+
+/** The Lua source of the bucket script. */
+export const BUCKET_SCRIPT: string = readFileSync(new URL('../../lua/bucket.lua', import.meta.url), 'utf8');
+
+/** SHA1 of `BUCKET_SCRIPT`: what `SCRIPT LOAD` answers and `EVALSHA` sends. */
+export const BUCKET_SCRIPT_SHA: string = createHash('sha1').update(BUCKET_SCRIPT).digest('hex');
+
+/** The ioredis command name; versioned by the SHA so two copies of the library never clash. */
+export const BUCKET_COMMAND = `graphqlBudgetBucket${BUCKET_SCRIPT_SHA.slice(0, 8)}`;
+
+/** One script call. */
+export interface BucketScriptCall {
+  op: BucketOp;
+  /** consume: cost; refund: tokens to give back; peek: ignored (tokens). */
+  amount: number;
+  capacity: number;
+  refillPerSecond: number;
+  /** Redis time after which the call must do nothing (µs). */
+  deadlineUs?: number;
+  /** Test clock (µs) used instead of Redis `TIME`. Production code never sets it. */
+  nowUs?: number;
+}
+
+/** The script refused the call because Redis ran it after `deadlineUs`; nothing was written. */
+export interface ExpiredReply {
+  status: 'expired';
+  nowUs: number;
+}
+
+type BucketCommand = (key: string, ...args: string[]) => Promise<unknown>;
+
+/**
+ * Registers the script on `client` with `defineCommand` (EVALSHA, with an EVAL fallback on
+ * NOSCRIPT, e.g. after `SCRIPT FLUSH` or a restart) and returns the command.
+ */
+export function defineBucketCommand(client: Redis | Cluster): BucketCommand {
+  const commands = client as unknown as Record<string, BucketCommand | undefined>;
+  if (typeof commands[BUCKET_COMMAND] !== 'function') {
+    client.defineCommand(BUCKET_COMMAND, { numberOfKeys: 1, lua: BUCKET_SCRIPT });
+  }
+  const command = commands[BUCKET_COMMAND] as BucketCommand;
+  return (key, ...args) => command.call(client, key, ...args);
+}
+
+/** ARGV for one call, in the order of the script's header. */
+export function bucketArgs(call: BucketScriptCall): string[] {
+  return [
+    call.op,
+    String(call.amount),
+    String(call.capacity),
+    String(call.refillPerSecond),
+    call.deadlineUs === undefined ? '' : String(Math.floor(call.deadlineUs)),
+    call.nowUs === undefined ? '' : String(call.nowUs),
+  ];
+}
+
+function decodeNumber(raw: unknown): number {
+  const text = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString() : undefined;
+  const value = text === undefined || text === '' ? Number.NaN : Number(text);
+  if (Number.isNaN(value)) throw new BucketStoreError(`unexpected bucket script reply value ${String(raw)}`);
+  return value;
+}
+
+/** Decodes the script's flat array of strings. */
+export function parseBucketReply(raw: unknown): BucketReply | ExpiredReply {
+  if (!Array.isArray(raw) || raw.length < 2) {
+    throw new BucketStoreError(`unexpected bucket script reply ${JSON.stringify(raw)}`);
+  }
+  const status = String(raw[0]);
+  if (status === 'expired') return { status, nowUs: decodeNumber(raw[1]) };
+  if ((status !== 'ok' && status !== 'denied' && status !== 'never') || raw.length !== 5) {
+    throw new BucketStoreError(`unexpected bucket script reply ${JSON.stringify(raw)}`);
+  }
+  return {
+    status,
+    remaining: decodeNumber(raw[1]),
+    retryUs: decodeNumber(raw[2]),
+    resetUs: decodeNumber(raw[3]),
+    nowUs: decodeNumber(raw[4]),
+  };
+}
+
+/** Runs the script once on `key` (already prefixed). For tests and tools; stores use their own path. */
+export async function runBucketScript(
+  client: Redis | Cluster,
+  key: string,
+  call: BucketScriptCall,
+): Promise<BucketReply | ExpiredReply> {
+  return parseBucketReply(await defineBucketCommand(client)(key, ...bucketArgs(call)));
+}
