@@ -1,0 +1,83 @@
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { percentile } from '../lib/stats.js';
+import { REQUEST_BODY, REQUEST_HEADERS, type HttpVariant } from './variants.js';
+
+export interface LoadOptions {
+  url: string;
+  variant: HttpVariant;
+  connections: number;
+  seconds: number;
+  /** Requests per second from all connections together; absent = as fast as the server answers. */
+  overallRate?: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  /** Milliseconds, from every response's own timing (autocannon's histogram keeps whole ms only). */
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Responses whose body was not what the variant must answer (see `expectedBody`). */
+  mismatches: number;
+}
+
+/**
+ * What a correct answer looks like: data and no errors; with the plugin, an `extensions.cost`; with
+ * the Redis store, a real throttle status (a `null` one would mean the store failed open).
+ */
+function expectedBody(variant: HttpVariant): (body: string) => boolean {
+  return (body) => {
+    if (!body.startsWith('{"data":{"books":') || body.includes('"errors"')) return false;
+    if (variant === 'plugin-memory' || variant === 'plugin-redis') {
+      return body.includes('"requestedQueryCost"') && !body.includes('"throttleStatus":null');
+    }
+    return true;
+  };
+}
+
+/** One autocannon run against `url` with the benchmark's request. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: options.url,
+    method: 'POST',
+    headers: REQUEST_HEADERS,
+    body: REQUEST_BODY,
+    connections: options.connections,
+    duration: options.seconds,
+    timeout: 10,
+    verifyBody: expectedBody(options.variant),
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+  });
+  const started = performance.now();
+  const result = await instance;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    requestsPerSecond: result['2xx'] / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+  };
+}
+
+/** Throws if any response of the run was not a correct 2xx: the figures would not be overhead. */
+export function assertClean(variant: HttpVariant, result: LoadResult): void {
+  const bad = result.non2xx + result.errors + result.timeouts + result.mismatches;
+  if (bad > 0 || result.ok === 0) {
+    throw new Error(
+      `${variant}: ${result.ok} ok, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ` +
+        `${result.mismatches} unexpected bodies: the run did not measure overhead alone`,
+    );
+  }
+}

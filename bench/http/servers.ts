@@ -1,0 +1,45 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HttpVariant } from './variants.js';
+
+const ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+/** A variant of the example server running in its own process. */
+export interface VariantServer {
+  variant: HttpVariant;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Forks bench/http/server.ts for `variant` and resolves once it listens. */
+export function startVariantServer(variant: HttpVariant, redisUrl: string, timeoutMs = 30_000): Promise<VariantServer> {
+  const child: ChildProcess = fork(ENTRY, [variant, redisUrl], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    if (child.connected) child.disconnect();
+    else child.kill('SIGTERM');
+    await exited;
+    clearTimeout(force);
+  };
+  process.once('exit', () => child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${variant} server did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('message', (message: { url?: string }) => {
+      clearTimeout(timer);
+      if (typeof message.url !== 'string') reject(new Error(`${variant} server sent no url`));
+      else resolve({ variant, url: message.url, stop });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${variant} server exited with code ${code} before listening`));
+    });
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * `npm run bench`: side-by-side benchmarks of graphql-budget against the floor and the alternatives,
+ * on a redis-server this run starts (never the shared 6379). Prints one table per section, and writes
+ * the run as JSON, Markdown and an SVG chart.
+ *
+ *   npm run bench                  full run (about 3–4 minutes): bench/results/latest.{json,md,svg}
+ *   npm run bench -- --quick       CI smoke run with tiny samples: bench/results/partial.tmp/
+ *   npm run bench -- --only store-throughput,redis-memory   some sections: bench/results/partial.tmp/
+ *   npm run bench -- --out DIR     write the results to DIR instead
+ *
+ * Goals are printed next to each ratio; a missed goal is reported, never an exit code.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { RedisBucketStore } from '../src/index.js';
+import { machineInfo } from './lib/machine.js';
+import { connect, startBenchRedis } from './lib/redis.js';
+import type { RunResult, SectionResult } from './lib/report.js';
+import { renderSvg } from './lib/svg.js';
+import { markdownTable, textTable } from './lib/table.js';
+import { redisMemory } from './sections/redis-memory.js';
+import { storeThroughput } from './sections/store-throughput.js';
+
+const SECTION_IDS = ['store-throughput', 'redis-memory'] as const;
+type SectionId = (typeof SECTION_IDS)[number];
+
+/** Sample sizes. `full` is sized to finish in about 3–4 minutes on a quiet 2-core machine. */
+const SETTINGS = {
+  full: {
+    store: { inFlight: 64, keys: 1000, rounds: 8, seconds: 1.5 },
+    memory: { keys: 200_000 },
+    cost: { rounds: 15, callsPerRound: 40 },
+    http: { connections: 16, rounds: 3, seconds: 5, warmUpSeconds: 1.5 },
+    latency: { connections: 8, rate: 200, rounds: 3, seconds: 4 },
+  },
+  quick: {
+    store: { inFlight: 64, keys: 1000, rounds: 2, seconds: 0.25 },
+    memory: { keys: 5_000 },
+    cost: { rounds: 3, callsPerRound: 5 },
+    http: { connections: 16, rounds: 1, seconds: 1, warmUpSeconds: 0.5 },
+    latency: { connections: 8, rate: 100, rounds: 1, seconds: 1 },
+  },
+} as const;
+
+function parseCommandLine(): { quick: boolean; out: string; only: Set<SectionId> } {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      only: { type: 'string' },
+    },
+  });
+  const only = new Set<SectionId>();
+  for (const id of (values.only ?? SECTION_IDS.join(',')).split(',')) {
+    const trimmed = id.trim();
+    if (!(SECTION_IDS as readonly string[]).includes(trimmed)) {
+      throw new RangeError(`--only: unknown section "${trimmed}"; sections: ${SECTION_IDS.join(', ')}`);
+    }
+    only.add(trimmed as SectionId);
+  }
+  const quick = values.quick ?? false;
+  // Only a full run of every section replaces the committed results.
+  const partial = quick || values.only !== undefined;
+  return { quick, out: values.out ?? (partial ? 'bench/results/partial.tmp' : 'bench/results'), only };
+}
+
+async function main(): Promise<void> {
+  const { quick, out, only } = parseCommandLine();
+  const settings = quick ? SETTINGS.quick : SETTINGS.full;
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const redis = await startBenchRedis();
+  const client = await connect(redis.port);
+  const sections: SectionResult[] = [];
+  const report = (section: SectionResult): void => {
+    sections.push(section);
+    console.log(`\n${textTable(section)}\n`);
+  };
+  try {
+    const machine = await machineInfo(client);
+    console.log(
+      `graphql-budget benchmarks (${quick ? 'quick smoke run: samples too small to quote' : 'full run'}) on ` +
+        `${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, Redis ${machine.redis} (port ${redis.port}); ` +
+        `load average ${machine.loadStart.toFixed(2)}`,
+    );
+    const store = new RedisBucketStore(client, { prefix: 'bench:' });
+
+    if (only.has('store-throughput')) report(await storeThroughput({ client, store, ...settings.store }));
+    if (only.has('redis-memory')) report(await redisMemory({ client, store, ...settings.memory }));
+
+    machine.loadEnd = loadavg()[0]!;
+    const run: RunResult = {
+      mode: quick ? 'quick' : 'full',
+      startedAt,
+      command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
+      seconds: (performance.now() - started) / 1000,
+      machine,
+      sections,
+    };
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
+    writeFileSync(join(out, 'latest.md'), `${markdownTable(run)}\n`);
+    writeFileSync(join(out, 'latest.svg'), renderSvg(run));
+    const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`));
+    console.log(
+      `${sections.length} sections in ${run.seconds.toFixed(0)} s; load average ${machine.loadStart.toFixed(2)} → ${machine.loadEnd.toFixed(2)}; ` +
+        `results in ${out}/latest.{json,md,svg}`,
+    );
+    console.log(missed.length === 0 ? 'Every goal met.' : `Goals missed (${missed.length}): ${missed.join('; ')}`);
+    if (quick) console.log('Quick mode: tiny samples for a smoke test; do not quote these figures.');
+  } finally {
+    client.disconnect();
+    await redis.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

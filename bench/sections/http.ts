@@ -1,0 +1,137 @@
+import { performance } from 'node:perf_hooks';
+import { assertClean, load, type LoadResult } from '../http/load.js';
+import type { VariantServer } from '../http/servers.js';
+import { VARIANT_LABELS, type HttpVariant } from '../http/variants.js';
+import { median, range, rotate } from '../lib/stats.js';
+import { formatDeltaMs, formatInt, formatMs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+
+export interface HttpThroughputOptions {
+  servers: ReadonlyMap<HttpVariant, VariantServer>;
+  connections: number;
+  rounds: number;
+  seconds: number;
+  warmUpSeconds: number;
+}
+
+/** Runs every server once per round, rotating the order; checks every response. */
+async function alternate(
+  servers: ReadonlyMap<HttpVariant, VariantServer>,
+  variants: readonly HttpVariant[],
+  rounds: number,
+  run: (server: VariantServer) => Promise<LoadResult>,
+): Promise<Map<HttpVariant, LoadResult[]>> {
+  const results = new Map<HttpVariant, LoadResult[]>(variants.map((variant) => [variant, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of rotate(variants, round)) {
+      const result = await run(servers.get(variant)!);
+      assertClean(variant, result);
+      results.get(variant)!.push(result);
+    }
+  }
+  return results;
+}
+
+const totals = (results: readonly LoadResult[]): Record<string, number> => ({
+  ok: results.reduce((sum, result) => sum + result.ok, 0),
+  non2xx: results.reduce((sum, result) => sum + result.non2xx, 0),
+  errors: results.reduce((sum, result) => sum + result.errors, 0),
+});
+
+/**
+ * Section 4: requests/s and latency of the example server at saturation over loopback, alternating
+ * a bare Apollo Server, the plugin on each store, and graphql-armor's cost-limit rule.
+ */
+export async function httpThroughput(options: HttpThroughputOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const { servers, connections, rounds, seconds, warmUpSeconds } = options;
+  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'armor-cost-limit'];
+  const run = (server: VariantServer, runSeconds: number): Promise<LoadResult> =>
+    load({ url: server.url, variant: server.variant, connections, seconds: runSeconds });
+
+  for (const variant of variants) assertClean(variant, await run(servers.get(variant)!, warmUpSeconds));
+  const results = await alternate(servers, variants, rounds, (server) => run(server, seconds));
+
+  const bare = results.get('bare')!;
+  const rows: Row[] = variants.map((variant) => {
+    const runs = results.get(variant)!;
+    const rates = runs.map((result) => result.requestsPerSecond);
+    const [low, high] = range(rates);
+    const p50 = median(runs.map((result) => result.p50));
+    const p99 = median(runs.map((result) => result.p99));
+    const value = `${formatInt(median(rates))} req/s (${formatInt(low)}–${formatInt(high)}), p50 ${formatMs(p50)}, p99 ${formatMs(p99)}`;
+    const metrics = { requestsPerSecondMedian: median(rates), p50Ms: p50, p99Ms: p99, ...totals(runs) };
+    if (variant === 'bare') return { variant: VARIANT_LABELS[variant], value, metrics };
+    const ratios = runs.map((result, round) => result.requestsPerSecond / bare[round]!.requestsPerSecond);
+    return ratioRow(
+      VARIANT_LABELS[variant],
+      value,
+      { ...metrics, ...Object.fromEntries(ratios.map((ratio, round) => [`ratioRound${round}`, ratio])) },
+      { value: median(ratios), of: 'bare' },
+      variant === 'plugin-redis' ? { op: '>=', target: 0.93 } : undefined,
+    );
+  });
+  const checked = variants.reduce((sum, variant) => sum + totals(results.get(variant)!).ok!, 0);
+  return {
+    id: 'http-throughput',
+    title: '4. HTTP throughput',
+    method:
+      `autocannon, ${connections} connections over loopback, one POST per request (a 10-book connection page with a fragment); ` +
+      `each server in its own process; ${rounds} alternating rounds of ${seconds} s; ratios are medians of per-round ratios to bare.`,
+    rows,
+    notes: [
+      goalNote('Plugin + RedisBucketStore vs bare', rows[2]!),
+      `All ${formatInt(checked)} measured responses were 2xx with the expected body (0 non-2xx, 0 errors; the plugin variants carried a real throttle status).`,
+    ].filter((note): note is string => note !== undefined),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+export interface HttpLatencyOptions {
+  servers: ReadonlyMap<HttpVariant, VariantServer>;
+  connections: number;
+  /** Requests per second, far below saturation. */
+  rate: number;
+  rounds: number;
+  seconds: number;
+}
+
+/** Section 5: p50/p99 added by the plugin at a fixed moderate request rate. */
+export async function httpLatency(options: HttpLatencyOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const { servers, connections, rate, rounds, seconds } = options;
+  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis'];
+  const results = await alternate(servers, variants, rounds, (server) =>
+    load({ url: server.url, variant: server.variant, connections, seconds, overallRate: rate }),
+  );
+  const bare = results.get('bare')!;
+  const rows: Row[] = variants.map((variant) => {
+    const runs = results.get(variant)!;
+    const p50 = median(runs.map((result) => result.p50));
+    const p99 = median(runs.map((result) => result.p99));
+    const rps = median(runs.map((result) => result.requestsPerSecond));
+    if (variant === 'bare') {
+      return {
+        variant: VARIANT_LABELS[variant],
+        value: `p50 ${formatMs(p50)}, p99 ${formatMs(p99)} at ${formatInt(rps)} req/s`,
+        metrics: { p50Ms: p50, p99Ms: p99, requestsPerSecond: rps, ...totals(runs) },
+      };
+    }
+    const added50 = median(runs.map((result, round) => result.p50 - bare[round]!.p50));
+    const added99 = median(runs.map((result, round) => result.p99 - bare[round]!.p99));
+    return {
+      variant: VARIANT_LABELS[variant],
+      value: `p50 ${formatMs(p50)} (${formatDeltaMs(added50)}), p99 ${formatMs(p99)} (${formatDeltaMs(added99)})`,
+      metrics: { p50Ms: p50, p99Ms: p99, addedP50Ms: added50, addedP99Ms: added99, requestsPerSecond: rps, ...totals(runs) },
+    };
+  });
+  return {
+    id: 'http-latency',
+    title: '5. Latency added by the plugin',
+    method:
+      `autocannon at a fixed ${rate} req/s (overallRate) over ${connections} connections, ${rounds} alternating rounds of ${seconds} s; ` +
+      `the added latency is the median of the per-round differences to bare.`,
+    rows,
+    notes: [],
+    seconds: (performance.now() - started) / 1000,
+  };
+}

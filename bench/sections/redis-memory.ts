@@ -1,0 +1,191 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { BucketPolicy, BucketStore } from '../../src/bucket/types.js';
+import { infoField } from '../lib/machine.js';
+import { formatInt, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+
+export interface RedisMemoryOptions {
+  /** A client of the benchmark's own redis-server: this section runs FLUSHALL on it. */
+  client: Redis;
+  store: BucketStore;
+  /** Distinct keys written per measurement. */
+  keys: number;
+}
+
+const IN_FLIGHT = 256;
+const PIPELINE = 1000;
+
+/** A bucket that stays partly empty for 500 s: every key is alive while memory is measured. */
+const LONG_POLICY: BucketPolicy = { capacity: 1000, refillPerSecond: 1 };
+const LONG_COST = 500;
+/**
+ * The same with a refill rate whose token time is not a whole number of µs (1e6 / 3), so the stored
+ * instant has a fraction.
+ */
+const FRACTIONAL_POLICY: BucketPolicy = { capacity: 1000, refillPerSecond: 3 };
+/** A bucket that is full again 500 ms after the charge. */
+const SHORT_POLICY: BucketPolicy = { capacity: 10, refillPerSecond: 10 };
+const SHORT_COST = 5;
+const SHORT_FULL_MS = (SHORT_COST / SHORT_POLICY.refillPerSecond) * 1000;
+
+async function usedMemory(client: Redis): Promise<number> {
+  return Number(await infoField(client, 'memory', 'used_memory'));
+}
+
+/**
+ * used_memory once Redis is idle and has finished rehashing its key tables (a table that just grew
+ * holds the old and the new bucket array until then): the first reading equal to the one 100 ms
+ * before, within 3 s.
+ */
+async function settledMemory(client: Redis): Promise<number> {
+  let previous = await usedMemory(client);
+  for (let attempt = 0; attempt < 30; attempt++) {
+    await sleep(100);
+    const current = await usedMemory(client);
+    if (current === previous) return current;
+    previous = current;
+  }
+  return previous;
+}
+
+async function flush(client: Redis): Promise<number> {
+  await client.flushall('SYNC');
+  return usedMemory(client);
+}
+
+/** Calls `call(i)` for i in [0, count) with `IN_FLIGHT` calls outstanding. */
+async function forEachKey(count: number, call: (index: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const loop = async (): Promise<void> => {
+    while (next < count) await call(next++);
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, loop));
+}
+
+async function allKeys(client: Redis): Promise<string[]> {
+  const names: string[] = [];
+  let cursor = '0';
+  do {
+    const [nextCursor, batch] = await client.scan(cursor, 'COUNT', 5000);
+    names.push(...batch);
+    cursor = nextCursor;
+  } while (cursor !== '0');
+  return names;
+}
+
+/**
+ * Section 2: `used_memory` growth per live key for our bucket, for a floor of one integer value with
+ * a TTL under the very same key names, and for rate-limiter-flexible; then how many of our keys are
+ * left once every bucket has refilled (an absent key is a full bucket, so the goal is none).
+ */
+export async function redisMemory(options: RedisMemoryOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const { client, store, keys } = options;
+  const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: 'bench-rlf', points: 2_000_000_000, duration: 3600 });
+
+  // Load both scripts before any baseline so the script cache is not counted.
+  await store.consume('warm-up', 1, LONG_POLICY);
+  await limiter.consume('warm-up', 1);
+
+  // Our bucket.
+  let base = await flush(client);
+  await forEachKey(keys, (index) => store.consume(`user-${index}`, LONG_COST, LONG_POLICY));
+  const oursBytes = (await settledMemory(client)) - base;
+  const names = await allKeys(client);
+  if (names.length !== keys) throw new Error(`expected ${keys} bucket keys, found ${names.length}`);
+  const sample = names[0]!;
+  const sampleType = await client.type(sample);
+  const sampleEncoding = sampleType === 'none' ? 'none' : String(await client.object('ENCODING', sample));
+  const sampleUsage = Number(await client.memory('USAGE', sample));
+  const ttlMs = await client.pttl(sample);
+
+  // Our bucket with a fractional state.
+  base = await flush(client);
+  await forEachKey(keys, (index) => store.consume(`user-${index}`, LONG_COST, FRACTIONAL_POLICY));
+  const fractionalBytes = (await settledMemory(client)) - base;
+  const fractionalSample = (await allKeys(client))[0]!;
+  const fractionalEncoding = String(await client.object('ENCODING', fractionalSample));
+  const fractionalValue = String(await client.get(fractionalSample));
+
+  // Floor: one integer (a µs timestamp, the size of the state we would need at least) with the same TTL,
+  // under the same key names.
+  base = await flush(client);
+  const stamp = Date.now() * 1000;
+  for (let offset = 0; offset < names.length; offset += PIPELINE) {
+    const pipeline = client.pipeline();
+    names.slice(offset, offset + PIPELINE).forEach((name, index) => pipeline.set(name, String(stamp + offset + index), 'PX', Math.max(ttlMs, 60_000)));
+    await pipeline.exec();
+  }
+  const floorBytes = (await settledMemory(client)) - base;
+
+  // rate-limiter-flexible, same identities.
+  base = await flush(client);
+  await forEachKey(keys, (index) => limiter.consume(`user-${index}`, 1));
+  const rlfBytes = (await settledMemory(client)) - base;
+
+  // Refill: buckets that are full again after SHORT_FULL_MS must leave no key behind.
+  base = await flush(client);
+  await forEachKey(keys, (index) => store.consume(`user-${index}`, SHORT_COST, SHORT_POLICY));
+  const lastWrite = performance.now();
+  await sleep(Math.max(0, lastWrite + SHORT_FULL_MS + 1000 - performance.now()));
+  const keysLeft = await client.dbsize();
+  const leftBytes = (await settledMemory(client)) - base;
+  await flush(client);
+
+  const perKey = (bytes: number): number => bytes / keys;
+  const rows: Row[] = [
+    {
+      variant: 'integer + TTL, same key names (floor)',
+      value: `${perKey(floorBytes).toFixed(1)} B/key`,
+      metrics: { bytesPerKey: perKey(floorBytes), usedMemoryDelta: floorBytes, keys },
+    },
+    ratioRow(
+      'RedisBucketStore',
+      `${perKey(oursBytes).toFixed(1)} B/key`,
+      { bytesPerKey: perKey(oursBytes), usedMemoryDelta: oursBytes, keys, memoryUsageSample: sampleUsage, pttlSampleMs: ttlMs },
+      { value: oursBytes / floorBytes, of: 'floor' },
+      { op: '<=', target: 1.05 },
+    ),
+    ratioRow(
+      'RedisBucketStore, refill 3/s (fractional state)',
+      `${perKey(fractionalBytes).toFixed(1)} B/key`,
+      { bytesPerKey: perKey(fractionalBytes), usedMemoryDelta: fractionalBytes, keys },
+      { value: fractionalBytes / floorBytes, of: 'floor' },
+      { op: '<=', target: 1.05 },
+    ),
+    ratioRow(
+      'RateLimiterRedis',
+      `${perKey(rlfBytes).toFixed(1)} B/key`,
+      { bytesPerKey: perKey(rlfBytes), usedMemoryDelta: rlfBytes, keys },
+      { value: rlfBytes / floorBytes, of: 'floor' },
+    ),
+    {
+      variant: 'RedisBucketStore keys left after refill',
+      value: `${formatInt(keysLeft)} of ${formatInt(keys)} (${(leftBytes / 1024).toFixed(0)} KiB)`,
+      metrics: { keysLeft, keys, usedMemoryDelta: leftBytes, waitedMs: SHORT_FULL_MS + 1000 },
+      goal: { op: '=', target: 0, label: '0 keys' },
+      met: keysLeft === 0,
+    },
+  ];
+  const notes = [
+    `Our bucket key (refill ${LONG_POLICY.refillPerSecond}/s): Redis type ${sampleType}, encoding ${sampleEncoding}, MEMORY USAGE ${sampleUsage} B, PTTL ${formatInt(ttlMs)} ms.`,
+    goalNote(`Memory per bucket key vs the floor (refill ${LONG_POLICY.refillPerSecond}/s)`, rows[1]!),
+    goalNote(`Memory per bucket key vs the floor (refill ${FRACTIONAL_POLICY.refillPerSecond}/s)`, rows[2]!),
+    `With refill ${FRACTIONAL_POLICY.refillPerSecond}/s the stored value is "${fractionalValue}" (encoding ${fractionalEncoding}).`,
+    keysLeft === 0
+      ? `No key left ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`
+      : `SHORT of the goal of 0 keys: ${formatInt(keysLeft)} keys were still present ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`,
+  ];
+  return {
+    id: 'redis-memory',
+    title: '2. Redis memory per live key',
+    method:
+      `used_memory delta over ${formatInt(keys)} distinct keys, FLUSHALL of the benchmark's own redis-server between measurements; ` +
+      `the floor stores one integer with a TTL under the exact key names our store wrote.`,
+    rows,
+    notes: notes.filter((note): note is string => note !== undefined),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
