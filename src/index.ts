@@ -8,6 +8,20 @@ export { BucketStoreError, BucketStoreTimeoutError } from './bucket/errors.js';
 export { bucketKey } from './bucket/bucket-key.js';
 
 // Cost engine
-export type { CostEstimate, EstimateCostOptions, FieldCostBreakdown } from './cost/types.js';
+export type {
+  ActualRequest,
+  ComplexityEstimator,
+  ComplexityEstimatorArgs,
+  CostAnalyzer,
+  CostAnalyzerOptions,
+  CostEstimate,
+  CostRequest,
+  EstimateCostOptions,
+  EstimateRequest,
+  FieldCostBreakdown,
+} from './cost/types.js';
+export { costDirective, costDirectivesTypeDefs, listSizeDirective } from './cost/directives.js';
+export { createCostAnalyzer, defaultChargedCost, estimateCost } from './cost/analyzer.js';
+export { CostAnalysisError, CostErrorCode, CostSchemaError } from './cost/errors.js';
 
 // Apollo Server plugin

@@ -1,4 +1,4 @@
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { DocumentNode, FieldNode, GraphQLCompositeType, GraphQLField, GraphQLSchema } from 'graphql';
 
 /** The IBM cost spec's two numbers for one operation. */
 export interface CostEstimate {
@@ -14,24 +14,99 @@ export interface CostEstimate {
 export interface FieldCostBreakdown {
   /** Response path with list positions elided, e.g. `books.edges.node.title`. */
   path: string;
+  /** The field's own call cost: its weight plus its argument weights, clamped at 0. */
   fieldCost: number;
+  /** Weight of the field's return type times the field's own list size (per enclosing instance). */
   typeCost: number;
   /** How many times this field is counted (product of the enclosing list sizes). */
   multiplier: number;
 }
 
-export interface EstimateCostOptions {
-  schema: GraphQLSchema;
+/** The arguments graphql-query-complexity passes to an estimator (same shape as its own type). */
+export interface ComplexityEstimatorArgs {
+  type: GraphQLCompositeType;
+  field: GraphQLField<unknown, unknown>;
+  node: FieldNode;
+  args: Record<string, unknown>;
+  childComplexity: number;
+  context?: Record<string, unknown>;
+}
+
+/** A graphql-query-complexity estimator (`simpleEstimator()`, `fieldExtensionsEstimator()`, ...). */
+export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number | void;
+
+/** Options of {@link createCostAnalyzer}. */
+export interface CostAnalyzerOptions {
+  /**
+   * Size assumed for a list field with no `@listSize` (or whose `@listSize` yields no size): every
+   * list level of such a field counts this many items. `Infinity` makes such lists unaffordable,
+   * as the IBM reference model does.
+   * @default 10
+   */
+  defaultListSize?: number;
+  /**
+   * Work cap: selections visited after fragment expansion (memoized fragments count once). A larger
+   * operation is rejected with `COST_ANALYSIS_LIMIT` instead of burning CPU. Also passed to
+   * graphql-query-complexity as `maxQueryNodes` when `estimators` are used.
+   * @default 10_000
+   */
+  maxNodes?: number;
+  /**
+   * Whether `__schema` and `__type` and everything below them cost nothing. `__typename` always
+   * costs nothing (IBM spec).
+   * @default true
+   */
+  introspectionIsFree?: boolean;
+  /**
+   * graphql-query-complexity estimators to use instead of the `@cost` / `@listSize` directives (for
+   * users migrating from it; requires the `graphql-query-complexity` package). The complexity is
+   * reported as `fieldCost` with `typeCost` 0; `actual()` then returns the estimate unchanged and
+   * the breakdown is empty.
+   * @default undefined (the directives)
+   */
+  estimators?: readonly ComplexityEstimator[];
+}
+
+/** The operation to price. */
+export interface CostRequest {
   /** A parsed and validated document. */
   document: DocumentNode;
   /** Required when the document holds more than one operation. */
   operationName?: string | null;
   /** Raw request variables (not yet coerced). */
   variables?: Readonly<Record<string, unknown>> | null;
-  /** Size assumed for a list field without `@listSize` or a slicing argument (may be `Infinity`). */
-  defaultListSize?: number;
-  /** Work cap: selections visited after fragment expansion. @default 10_000 */
-  maxNodes?: number;
+}
+
+/** Request of {@link CostAnalyzer.estimate}. */
+export interface EstimateRequest extends CostRequest {
   /** Also return the per-field breakdown. @default false */
   breakdown?: boolean;
+}
+
+/** Request of {@link CostAnalyzer.actual}. */
+export interface ActualRequest extends CostRequest {
+  /** The response's `data` (null or undefined when execution produced none). */
+  data: Readonly<Record<string, unknown>> | null | undefined;
+}
+
+/** The cost engine for one schema, made by {@link createCostAnalyzer}. */
+export interface CostAnalyzer {
+  readonly schema: GraphQLSchema;
+  /**
+   * The static IBM estimate of one operation.
+   * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables.
+   */
+  estimate(request: EstimateRequest): CostEstimate;
+  /**
+   * What the response actually cost: the same rules applied to the returned `data`, with real list
+   * lengths and only non-null objects counted. Never more than `estimate` when every list respects
+   * its estimated size.
+   * @throws {CostAnalysisError} as `estimate`.
+   */
+  actual(request: ActualRequest): CostEstimate;
+}
+
+/** Options of {@link estimateCost}: one operation, and the analyzer options. */
+export interface EstimateCostOptions extends CostAnalyzerOptions, EstimateRequest {
+  schema: GraphQLSchema;
 }

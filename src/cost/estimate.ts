@@ -1,0 +1,177 @@
+import { getNamedType, getNullableType, isLeafType, isListType, isObjectType } from 'graphql';
+import type {
+  FieldNode,
+  GraphQLCompositeType,
+  GraphQLObjectType,
+  GraphQLOutputType,
+  SelectionSetNode,
+} from 'graphql';
+import type { CostTable } from './cost-table.js';
+import { fieldDefinition, priceFieldCall } from './field-call.js';
+import type { FieldCollector } from './field-collector.js';
+import { addCost, maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
+import type { ResolvedOperation } from './operation.js';
+import type { CostEstimate, FieldCostBreakdown } from './types.js';
+
+/** Settings of one static estimate. */
+export interface EstimateSettings {
+  readonly defaultListSize: number;
+  readonly introspectionIsFree: boolean;
+}
+
+/** The size `@listSize(sizedFields:)` of the enclosing field hands to its child lists. */
+interface SizedFields {
+  readonly names: readonly string[];
+  readonly size: number;
+}
+
+/** Where a breakdown entry goes: response path so far and the product of enclosing list sizes. */
+interface Trace {
+  readonly path: string;
+  readonly multiplier: number;
+  readonly sink: FieldCostBreakdown[];
+}
+
+/**
+ * The static estimate of the IBM "GraphQL Cost Directives" spec ("Static analysis of the
+ * operation") for one resolved operation.
+ *
+ * - typeCost: the root type's weight plus, for every field, the weight of its named return type
+ *   and of everything selected below it, times the field's list size.
+ * - fieldCost: for every field, its call cost (see `priceFieldCall`) plus the fieldCost of its
+ *   selection times its list size.
+ * - Fields are collected as execution collects them (duplicates and fragments merged, `@skip` /
+ *   `@include` applied). Each field's typeCost and fieldCost are clamped at 0 separately, so a
+ *   negative weight offsets its own field and never a sibling.
+ * - An abstract type costs the maximum, over its possible object types, of that type's weight plus
+ *   its collected selection (typeCost and fieldCost maximised separately).
+ * - List size: a slicing argument or `assumedSize` of the field's `@listSize`; with `sizedFields`
+ *   that size goes to the named child lists instead, and the field's own list falls back to
+ *   `defaultListSize`. A nested list `[[T]]` multiplies by the size once per list level.
+ *
+ * The cost of a (type, merged selection sets, inherited size) is memoized, so the work is linear in
+ * the distinct selections reached after fragment expansion (the breakdown disables the memo).
+ */
+export class StaticEstimator {
+  private readonly memo = new Map<string, Cost>();
+
+  constructor(
+    private readonly table: CostTable,
+    private readonly operation: ResolvedOperation,
+    private readonly collector: FieldCollector,
+    private readonly settings: EstimateSettings,
+  ) {}
+
+  estimate(breakdown: boolean): CostEstimate {
+    const sink: FieldCostBreakdown[] | undefined = breakdown ? [] : undefined;
+    const trace = sink === undefined ? undefined : { path: '', multiplier: 1, sink };
+    const root = this.objectCost(this.operation.rootType, [this.operation.operation.selectionSet], undefined, trace);
+    const estimate: CostEstimate = {
+      typeCost: reported(Math.max(0, root.typeCost)),
+      fieldCost: reported(root.fieldCost),
+    };
+    if (sink !== undefined) estimate.fields = sink;
+    return estimate;
+  }
+
+  /** Cost of one instance of a composite type with the given merged selection sets. */
+  private selectionCost(
+    type: GraphQLCompositeType,
+    selectionSets: readonly SelectionSetNode[],
+    sized: SizedFields | undefined,
+    trace: Trace | undefined,
+  ): Cost {
+    if (isObjectType(type)) return this.objectCost(type, selectionSets, sized, trace);
+    let best = ZERO_COST;
+    let bestTotal = Number.NEGATIVE_INFINITY;
+    let bestEntries: FieldCostBreakdown[] = [];
+    for (const possible of this.table.schema.getPossibleTypes(type)) {
+      const entries: FieldCostBreakdown[] = [];
+      const branch = trace === undefined ? undefined : { ...trace, sink: entries };
+      const cost = this.objectCost(possible, selectionSets, sized, branch);
+      if (cost.typeCost + cost.fieldCost > bestTotal) {
+        bestTotal = cost.typeCost + cost.fieldCost;
+        bestEntries = entries;
+      }
+      best = maxCost(best, cost);
+    }
+    trace?.sink.push(...bestEntries);
+    return best;
+  }
+
+  private objectCost(
+    type: GraphQLObjectType,
+    selectionSets: readonly SelectionSetNode[],
+    sized: SizedFields | undefined,
+    trace: Trace | undefined,
+  ): Cost {
+    const key =
+      trace === undefined
+        ? `${type.name}:${this.collector.keyOf(selectionSets)}${sized === undefined ? '' : `|${sized.size}:${sized.names.join(',')}`}`
+        : undefined;
+    const cached = key === undefined ? undefined : this.memo.get(key);
+    if (cached !== undefined) return cached;
+    let cost: Cost = { typeCost: this.table.typeWeight(type), fieldCost: 0 };
+    for (const [responseKey, nodes] of this.collector.collect(type, selectionSets)) {
+      cost = addCost(cost, this.fieldCost(type, responseKey, nodes, sized, trace));
+    }
+    if (key !== undefined) this.memo.set(key, cost);
+    return cost;
+  }
+
+  private fieldCost(
+    parent: GraphQLObjectType,
+    responseKey: string,
+    nodes: readonly FieldNode[],
+    sized: SizedFields | undefined,
+    trace: Trace | undefined,
+  ): Cost {
+    const name = (nodes[0] as FieldNode).name.value;
+    const definition = fieldDefinition(this.table.schema, parent, name);
+    if (definition === undefined) return ZERO_COST;
+    const call = priceFieldCall(this.table, definition, nodes, this.operation.variables);
+    if (call.isIntrospection && this.settings.introspectionIsFree) return ZERO_COST;
+
+    const ownSizedFields = call.listSize?.sizedFields ?? [];
+    const childSized =
+      ownSizedFields.length > 0 && call.expectedSize !== undefined
+        ? { names: ownSizedFields, size: call.expectedSize }
+        : undefined;
+    let size = this.settings.defaultListSize;
+    if (sized !== undefined && sized.names.includes(name)) size = sized.size;
+    else if (ownSizedFields.length === 0 && call.expectedSize !== undefined) size = call.expectedSize;
+    const count = instanceCount(definition.type, size);
+
+    const named = getNamedType(definition.type);
+    const path = trace === undefined ? '' : trace.path === '' ? responseKey : `${trace.path}.${responseKey}`;
+    trace?.sink.push({
+      path,
+      fieldCost: call.callCost,
+      typeCost: Math.max(0, scale(count, this.table.typeWeight(named))),
+      multiplier: trace.multiplier,
+    });
+    const child = isLeafType(named)
+      ? { typeCost: this.table.typeWeight(named), fieldCost: 0 }
+      : this.selectionCost(
+          named,
+          nodes.map((node) => node.selectionSet as SelectionSetNode),
+          childSized,
+          trace === undefined ? undefined : { path, multiplier: scale(trace.multiplier, count), sink: trace.sink },
+        );
+    return {
+      typeCost: Math.max(0, scale(count, child.typeCost)),
+      fieldCost: Math.max(0, call.callCost + scale(count, child.fieldCost)),
+    };
+  }
+}
+
+/** How many instances of the named type a field returns: 1, or the size once per list level. */
+function instanceCount(type: GraphQLOutputType, size: number): number {
+  let count = 1;
+  let current = getNullableType(type);
+  while (isListType(current)) {
+    count = scale(count, size);
+    current = getNullableType(current.ofType);
+  }
+  return count;
+}

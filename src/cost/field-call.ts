@@ -1,0 +1,138 @@
+import {
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  getArgumentValues,
+  getNullableType,
+  isInputObjectType,
+  isListType,
+} from 'graphql';
+import type {
+  FieldNode,
+  GraphQLArgument,
+  GraphQLField,
+  GraphQLInputField,
+  GraphQLInputType,
+  GraphQLObjectType,
+  GraphQLSchema,
+} from 'graphql';
+import type { CostTable, ListSizeRule } from './cost-table.js';
+
+type AnyField = GraphQLField<unknown, unknown>;
+type Variables = Readonly<Record<string, unknown>>;
+
+/** A field of a selection, priced once per parent object. */
+export interface FieldCall {
+  readonly definition: AnyField;
+  /** Field weight + argument and directive-argument weights, clamped at 0. */
+  readonly callCost: number;
+  /** The field's `@listSize` rule, if any. */
+  readonly listSize: ListSizeRule | undefined;
+  /** Largest slicing-argument value supplied (negative values count as 0), else `assumedSize`. */
+  readonly expectedSize: number | undefined;
+  readonly isIntrospection: boolean;
+}
+
+/**
+ * The schema field a response key resolves, or undefined for `__typename` (which costs nothing,
+ * IBM spec "Default weights") and for unknown fields (left to validation).
+ */
+export function fieldDefinition(schema: GraphQLSchema, parent: GraphQLObjectType, name: string): AnyField | undefined {
+  if (name === '__typename') return undefined;
+  if (parent === schema.getQueryType()) {
+    if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef as AnyField;
+    if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef as AnyField;
+  }
+  return parent.getFields()[name] as AnyField | undefined;
+}
+
+/**
+ * Prices calling one field once (IBM spec "Field cost"): the field's weight, plus the weight of
+ * every argument present after coercion (schema defaults included, explicit `null` included, an
+ * absent value without default excluded) and of the input fields inside it, plus the weights of
+ * the arguments of directives on the selection. A negative weight offsets its own field only: the
+ * sum is clamped at 0. List arguments pay their weight once, then the input fields of every element.
+ */
+export function priceFieldCall(
+  table: CostTable,
+  definition: AnyField,
+  nodes: readonly FieldNode[],
+  variables: Variables,
+): FieldCall {
+  const rule = table.field(definition);
+  const first = nodes[0] as FieldNode;
+  const args = getArgumentValues(definition, first, variables as Record<string, unknown>);
+  let cost = rule.weight + argumentsCost(table, definition.args, args);
+  let directivesCost = 0;
+  for (const node of nodes) {
+    let nodeCost = 0;
+    for (const directive of node.directives ?? []) {
+      const directiveDefinition = table.schema.getDirective(directive.name.value);
+      if (directiveDefinition === undefined || directiveDefinition === null) continue;
+      const values = getArgumentValues(directiveDefinition, directive, variables as Record<string, unknown>);
+      nodeCost += argumentsCost(table, directiveDefinition.args, values);
+    }
+    directivesCost = node === first ? nodeCost : Math.max(directivesCost, nodeCost);
+  }
+  cost += directivesCost;
+  return {
+    definition,
+    callCost: Math.max(0, cost),
+    listSize: rule.listSize,
+    expectedSize: rule.listSize === undefined ? undefined : expectedListSize(rule.listSize, args),
+    isIntrospection: definition === SchemaMetaFieldDef || definition === TypeMetaFieldDef,
+  };
+}
+
+function argumentsCost(
+  table: CostTable,
+  definitions: readonly GraphQLArgument[],
+  values: Readonly<Record<string, unknown>>,
+): number {
+  let cost = 0;
+  for (const definition of definitions) {
+    if (Object.hasOwn(values, definition.name)) {
+      cost += inputValueCost(table, definition, values[definition.name]);
+    }
+  }
+  return cost;
+}
+
+function inputValueCost(table: CostTable, definition: GraphQLArgument | GraphQLInputField, value: unknown): number {
+  return table.inputWeight(definition) + nestedInputCost(table, definition.type, value);
+}
+
+function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    if (!Array.isArray(value)) return nestedInputCost(table, nullable.ofType as GraphQLInputType, value);
+    let cost = 0;
+    for (const item of value) cost += nestedInputCost(table, nullable.ofType as GraphQLInputType, item);
+    return cost;
+  }
+  if (!isInputObjectType(nullable) || typeof value !== 'object') return 0;
+  const fields = value as Readonly<Record<string, unknown>>;
+  let cost = 0;
+  for (const field of Object.values(nullable.getFields())) {
+    if (Object.hasOwn(fields, field.name)) cost += inputValueCost(table, field, fields[field.name]);
+  }
+  return cost;
+}
+
+/**
+ * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
+ * `null` suppresses a default; negative values count as 0), else `assumedSize`, else undefined.
+ */
+function expectedListSize(rule: ListSizeRule, args: Readonly<Record<string, unknown>>): number | undefined {
+  let size: number | undefined;
+  for (const path of rule.slicingArguments) {
+    let value: unknown = args;
+    for (const segment of path) {
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
+    }
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      size = Math.max(size ?? 0, Math.max(0, value));
+    }
+  }
+  return size ?? rule.assumedSize;
+}

@@ -1,0 +1,63 @@
+import { Kind, getOperationAST, getVariableValues } from 'graphql';
+import type { DocumentNode, FragmentDefinitionNode, GraphQLObjectType, OperationDefinitionNode } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { CostAnalysisError, CostErrorCode } from './errors.js';
+
+/** One operation of a document, ready to be priced: its root type, fragments and coerced variables. */
+export interface ResolvedOperation {
+  readonly operation: OperationDefinitionNode;
+  readonly rootType: GraphQLObjectType;
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /** Variables coerced by graphql-js, with the operation's defaults applied. */
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+export interface OperationRequest {
+  readonly document: DocumentNode;
+  readonly operationName?: string | null | undefined;
+  readonly variables?: Readonly<Record<string, unknown>> | null | undefined;
+}
+
+/**
+ * Picks the operation to price and coerces the raw request variables with graphql-js
+ * (`getVariableValues`, GraphQL spec "CoerceVariableValues"), as execution will.
+ *
+ * @throws {CostAnalysisError} `OPERATION_RESOLUTION_FAILURE` when no single operation matches;
+ * `BAD_USER_INPUT` when the variables do not fit the operation's variable definitions.
+ */
+export function resolveOperation(schema: GraphQLSchema, request: OperationRequest): ResolvedOperation {
+  const operation = getOperationAST(request.document, request.operationName ?? undefined);
+  if (!operation) {
+    throw new CostAnalysisError(
+      CostErrorCode.unknownOperation,
+      request.operationName
+        ? `Unknown operation named "${request.operationName}".`
+        : 'The document must hold exactly one operation, or name the one to run.',
+    );
+  }
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) {
+    throw new CostAnalysisError(
+      CostErrorCode.unknownOperation,
+      `The schema does not support ${operation.operation} operations.`,
+      operation,
+    );
+  }
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of request.document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const raw = request.variables ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new CostAnalysisError(CostErrorCode.invalidVariables, 'Variables must be a JSON object.');
+  }
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw, { maxErrors: 5 });
+  if (coerced.errors !== undefined) {
+    throw new CostAnalysisError(
+      CostErrorCode.invalidVariables,
+      coerced.errors.map((error) => error.message).join(' '),
+      operation.variableDefinitions,
+    );
+  }
+  return { operation, rootType, fragments, variables: coerced.coerced };
+}
