@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+
+const policy = { capacity: 10, refillPerSecond: 10 };
+
+describe('MemoryBucketStore', () => {
+  it('refills continuously on the injected clock and answers like the Redis store', async () => {
+    let now = 5_000;
+    const store = new MemoryBucketStore({ now: () => now });
+    expect(await store.consume('a', 10, policy)).toEqual({
+      allowed: true, cost: 10, remaining: 0, capacity: 10, retryAfterMs: 0, resetAfterMs: 1000,
+    });
+    now += 50;
+    expect(await store.consume('a', 1, policy)).toEqual({
+      allowed: false, cost: 1, remaining: 0.5, capacity: 10, retryAfterMs: 50, resetAfterMs: 950,
+    });
+    expect(await store.consume('a', 11, policy)).toMatchObject({ allowed: false, retryAfterMs: -1, remaining: 0.5 });
+    now += 50;
+    expect(await store.consume('a', 1, policy)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await store.refund('a', 25, policy)).toMatchObject({ allowed: true, cost: 25, remaining: 10, resetAfterMs: 0 });
+    expect(store.size).toBe(0);
+  });
+
+  it('drops full buckets: 100k callers leave no key once they have refilled', async () => {
+    let now = 0;
+    const store = new MemoryBucketStore({ now: () => now, sweepIntervalMs: 20 });
+    const batch: Promise<unknown>[] = [];
+    for (let i = 0; i < 100_000; i++) batch.push(store.consume(`caller-${i}`, 3, policy));
+    await Promise.all(batch);
+    expect(store.size).toBe(100_000);
+    now += 299;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(store.size).toBe(100_000);
+    now += 1;
+    const deadline = Date.now() + 2000;
+    while (store.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(store.size).toBe(0);
+  });
+
+  it('evicts the least recently used bucket at maxKeys, forgiving its debt', async () => {
+    const now = 0;
+    const store = new MemoryBucketStore({ now: () => now, maxKeys: 3 });
+    for (const key of ['a', 'b', 'c']) await store.consume(key, 5, policy);
+    await store.peek('a', policy); // a is now more recently used than b
+    await store.consume('d', 5, policy);
+    expect(store.size).toBe(3);
+    expect((await store.peek('b', policy)).remaining).toBe(10);
+    expect((await store.peek('a', policy)).remaining).toBe(5);
+    expect((await store.peek('c', policy)).remaining).toBe(5);
+  });
+
+  it('keeps buckets that never refill until refunded', async () => {
+    const now = 0;
+    const store = new MemoryBucketStore({ now: () => now, sweepIntervalMs: 10 });
+    const noRefill = { capacity: 3, refillPerSecond: 0 };
+    await store.consume('z', 2, noRefill);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(await store.consume('z', 2, noRefill)).toMatchObject({ allowed: false, remaining: 1, retryAfterMs: -1, resetAfterMs: -1 });
+    expect(store.size).toBe(1);
+    await store.refund('z', 2, noRefill);
+    expect(store.size).toBe(0);
+  });
+
+  it('meets any deadline and validates options and arguments', async () => {
+    const store = new MemoryBucketStore();
+    expect((await store.consume('a', 1, policy, { timeoutMs: 1 })).allowed).toBe(true);
+    await expect(store.consume('a', 1, policy, { timeoutMs: -5 })).rejects.toThrow(
+      new RangeError('options.timeoutMs must be a finite number > 0, got -5'),
+    );
+    await expect(store.consume('a', 1, { capacity: -1, refillPerSecond: 1 })).rejects.toThrow(
+      new RangeError('policy.capacity must be a finite number > 0, got -1'),
+    );
+    await expect(store.consume('a', 1, null as unknown as typeof policy)).rejects.toThrow(TypeError);
+    expect(() => new MemoryBucketStore({ maxKeys: 0 })).toThrow(new RangeError('options.maxKeys must be an integer >= 1, got 0'));
+    expect(() => new MemoryBucketStore({ maxKeys: 1.5 })).toThrow(RangeError);
+    expect(() => new MemoryBucketStore({ now: 5 as unknown as () => number })).toThrow(/options\.now/);
+    expect(() => new MemoryBucketStore({ sweepIntervalMs: Number.NaN })).toThrow(/options\.sweepIntervalMs/);
+  });
+});

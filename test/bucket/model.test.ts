@@ -1,0 +1,184 @@
+/**
+ * Both stores against the reference model: random sequences of consume/refund/peek with random
+ * costs and time steps, every result compared. Redis runs the real script on a test clock passed
+ * as ARGV; memory runs on an injected clock.
+ */
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toBucketResult } from '../../src/bucket/bucket-math.js';
+import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { BucketModel, resultMismatch } from './model.js';
+
+/**
+ * Refill rates whose token time (1e6 / rate µs) is a whole number of µs, and costs in quarter
+ * tokens: the stores' doubles then hold every instant exactly, so decisions can be compared with
+ * the exact model without a tolerance (only `remaining` is a rounded division).
+ */
+const REFILLS = [0, 0.5, 1, 2, 2.5, 3.125, 4, 5, 8, 10, 16, 20, 25, 40, 50, 64, 100, 125, 200, 250, 500, 1000];
+
+interface Op {
+  kind: 'consume' | 'refund' | 'peek';
+  bucket: number;
+  quarters: number;
+  /** Time step before the op: ms for memory, µs (a multiple of 250) for Redis. */
+  step: number;
+}
+
+const policyArb: fc.Arbitrary<BucketPolicy> = fc.record({
+  capacity: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 240 }).map((q) => q / 4)),
+  refillPerSecond: fc.constantFrom(...REFILLS),
+});
+
+function opsArb(stepArb: fc.Arbitrary<number>): fc.Arbitrary<Op[]> {
+  return fc.array(
+    fc.record({
+      kind: fc.constantFrom<Op['kind']>('consume', 'consume', 'consume', 'refund', 'peek'),
+      bucket: fc.integer({ min: 0, max: 1 }),
+      quarters: fc.oneof(fc.integer({ min: 0, max: 16 }), fc.integer({ min: 0, max: 260 })),
+      step: stepArb,
+    }),
+    { minLength: 1, maxLength: 40 },
+  );
+}
+
+async function check(
+  policies: BucketPolicy[],
+  ops: Op[],
+  toUs: (time: number) => bigint,
+  call: (op: Op, policy: BucketPolicy, time: number) => Promise<BucketResult>,
+): Promise<void> {
+  const models = policies.map((p) => new BucketModel(p));
+  let time = 0;
+  for (const [index, op] of ops.entries()) {
+    time += op.step;
+    const policy = policies[op.bucket] as BucketPolicy;
+    const model = models[op.bucket] as BucketModel;
+    const amount = op.quarters / 4;
+    const nowUs = toUs(time);
+    const expected =
+      op.kind === 'consume' ? model.consume(amount, nowUs) : op.kind === 'refund' ? model.refund(amount, nowUs) : model.peek(nowUs);
+    const actual = await call(op, policy, time);
+    const mismatch = resultMismatch(actual, expected);
+    if (mismatch) throw new Error(`op #${index} ${op.kind}(${amount}) at +${time}: ${mismatch}`);
+  }
+}
+
+describe('stores against the reference model', () => {
+  it('MemoryBucketStore matches the model on an injected clock', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(policyArb, { minLength: 2, maxLength: 2 }), opsArb(fc.integer({ min: 0, max: 3000 })), async (policies, ops) => {
+        let nowMs = 1_000_000;
+        const store = new MemoryBucketStore({ now: () => nowMs });
+        await check(policies, ops, (t) => BigInt(1_000_000 + t) * 1000n, (op, policy, t) => {
+          nowMs = 1_000_000 + t;
+          const key = `b${op.bucket}`;
+          if (op.kind === 'consume') return store.consume(key, op.quarters / 4, policy);
+          if (op.kind === 'refund') return store.refund(key, op.quarters / 4, policy);
+          return store.peek(key, policy);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  describe('Redis script on a test clock', () => {
+    let server: RedisServer;
+    let client: Redis;
+    let baseUs: number;
+    let run = 0;
+
+    beforeAll(async () => {
+      server = await startRedisServer();
+      client = new Redis({ port: server.port, host: '127.0.0.1' });
+      const [seconds, micros] = await client.time();
+      // Simulated time starts 100 days ahead, so keys (which expire in real time) outlive the test.
+      baseUs = (Number(seconds) + 100 * 86_400) * 1_000_000 + Number(micros);
+    });
+    afterAll(async () => {
+      client.disconnect();
+      await server.stop();
+    });
+
+    it('RedisBucketStore script matches the model', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(policyArb, { minLength: 2, maxLength: 2 }), opsArb(fc.integer({ min: 0, max: 12_000 }).map((q) => q * 250)), async (policies, ops) => {
+          const prefix = `model${run++}:`;
+          await check(policies, ops, (t) => BigInt(baseUs + t), async (op, policy, t) => {
+            const amount = op.kind === 'peek' ? 0 : op.quarters / 4;
+            const reply = await runBucketScript(client, `${prefix}${op.bucket}`, {
+              op: op.kind,
+              amount,
+              capacity: policy.capacity,
+              refillPerSecond: policy.refillPerSecond,
+              nowUs: baseUs + t,
+            });
+            if (reply.status === 'expired') throw new Error('unexpected expired reply');
+            return toBucketResult(reply, amount, policy.capacity);
+          });
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('holds no key for a full bucket and expires each key when it is full again', async () => {
+      const key = 'ttl-shape';
+      const nowUs = baseUs + 7_000_000;
+      await runBucketScript(client, key, { op: 'consume', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
+      expect(Number(await client.get(key))).toBe(nowUs + 1_500_000);
+      const expireAtMs = await client.pexpiretime(key);
+      expect(expireAtMs).toBe(Math.ceil((nowUs + 1_500_000) / 1000));
+      await runBucketScript(client, key, { op: 'refund', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
+      expect(await client.exists(key)).toBe(0);
+    });
+  });
+});
+
+describe("the seed article's lost-refill case", () => {
+  /** The seed script: refill = floor(elapsed * limit / window) tokens, and last_refill moves to now. */
+  function seedAdmits(requests: number, stepMs: number): number {
+    let tokens = 10;
+    let last = 0;
+    let admitted = 0;
+    for (let i = 0; i < requests; i++) {
+      const now = i * stepMs;
+      tokens = Math.min(10, tokens + Math.floor(((now - last) * 10) / 1000));
+      last = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        admitted++;
+      }
+    }
+    return admitted;
+  }
+
+  it('admits what the model says (capacity 10, 10/s, cost 1 every 50 ms for 2 s), not what the seed did', async () => {
+    const policy = { capacity: 10, refillPerSecond: 10 };
+    const model = new BucketModel(policy);
+    let nowMs = 0;
+    const memory = new MemoryBucketStore({ now: () => nowMs });
+    const server = await startRedisServer();
+    const client = new Redis({ port: server.port, host: '127.0.0.1' });
+    try {
+      const [seconds] = await client.time();
+      const baseUs = (Number(seconds) + 86_400) * 1_000_000;
+      const admitted = { model: 0, memory: 0, redis: 0 };
+      for (let i = 0; i < 40; i++) {
+        nowMs = i * 50;
+        if (model.consume(1, BigInt(nowMs * 1000)).allowed) admitted.model++;
+        if ((await memory.consume('caller', 1, policy)).allowed) admitted.memory++;
+        const reply = await runBucketScript(client, 'caller', { op: 'consume', amount: 1, ...policy, nowUs: baseUs + nowMs * 1000 });
+        if (reply.status === 'ok') admitted.redis++;
+      }
+      // 10 at once, then one per 100 ms of refill over the 1950 ms between the first and last request.
+      expect(admitted).toEqual({ model: 29, memory: 29, redis: 29 });
+      expect(seedAdmits(40, 50)).toBe(10);
+    } finally {
+      client.disconnect();
+      await server.stop();
+    }
+  });
+});

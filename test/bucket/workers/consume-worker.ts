@@ -1,0 +1,87 @@
+/**
+ * A separate OS process that hammers one bucket: `inFlight` consumes at a time until `total` were
+ * sent (or, in `script` mode, until Redis time passes `untilUs`). Parent protocol over IPC:
+ * parent → { job }, worker → 'ready', parent → 'go', worker → { report } and exit.
+ */
+import { Redis } from 'ioredis';
+import { runBucketScript } from '../../../src/bucket/bucket-script.js';
+import { RedisBucketStore } from '../../../src/bucket/redis-store.js';
+import type { BucketPolicy } from '../../../src/bucket/types.js';
+
+export interface WorkerJob {
+  port: number;
+  prefix: string;
+  key: string;
+  policy: BucketPolicy;
+  /** Costs to send, cycled. */
+  costs: number[];
+  total: number;
+  inFlight: number;
+  /** 'store': RedisBucketStore.consume. 'script': the script on Redis TIME, reporting Redis times. */
+  mode: 'store' | 'script';
+  /** script mode: stop sending once Redis time passed this (µs). */
+  untilUs?: number;
+}
+
+export interface WorkerReport {
+  sent: number;
+  admitted: number;
+  admittedCost: number;
+  /** script mode: Redis time of the first and last admitted consume (µs) and what was left after the last. */
+  firstUs?: number;
+  lastUs?: number;
+  remainingAtLast?: number;
+}
+
+const send = (message: unknown): void => void process.send?.(message);
+
+process.once('message', (job: WorkerJob) => {
+  const client = new Redis({ port: job.port, host: '127.0.0.1' });
+  const store = new RedisBucketStore(client, { prefix: job.prefix });
+  const report: WorkerReport = { sent: 0, admitted: 0, admittedCost: 0 };
+  let next = 0;
+  let stop = false;
+
+  const one = async (cost: number): Promise<void> => {
+    if (job.mode === 'store') {
+      const result = await store.consume(job.key, cost, job.policy);
+      if (result.allowed) {
+        report.admitted++;
+        report.admittedCost += cost;
+      }
+      return;
+    }
+    const reply = await runBucketScript(client, `${job.prefix}${job.key}`, {
+      op: 'consume', amount: cost, capacity: job.policy.capacity, refillPerSecond: job.policy.refillPerSecond,
+    });
+    if (reply.status === 'expired') throw new Error('no deadline was set');
+    if (job.untilUs !== undefined && reply.nowUs > job.untilUs) stop = true;
+    if (reply.status !== 'ok') return;
+    report.admitted++;
+    report.admittedCost += cost;
+    if (report.firstUs === undefined || reply.nowUs < report.firstUs) report.firstUs = reply.nowUs;
+    if (report.lastUs === undefined || reply.nowUs >= report.lastUs) {
+      report.lastUs = reply.nowUs;
+      report.remainingAtLast = reply.remaining;
+    }
+  };
+
+  const lane = async (): Promise<void> => {
+    while (!stop && next < job.total) {
+      const cost = job.costs[next % job.costs.length] as number;
+      next++;
+      report.sent++;
+      await one(cost);
+    }
+  };
+
+  client.once('ready', () => {
+    send('ready');
+    process.once('message', () => {
+      Promise.all(Array.from({ length: job.inFlight }, lane))
+        .then(() => send({ report }))
+        .catch((error: unknown) => send({ error: String((error as Error)?.stack ?? error) }))
+        .finally(() => client.disconnect());
+    });
+  });
+});
