@@ -55,6 +55,9 @@ capacity, err = number('capacity', capacity, true)
 if not capacity then return fail(err) end
 refill, err = number('refillPerSecond', refill, false)
 if not refill then return fail(err) end
+if refill > 0 and capacity / refill > 1e9 then
+  return fail('capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. fmt(capacity / refill))
+end
 if op == 'peek' then
   amount = 0
 else

@@ -26,7 +26,13 @@ export function checkKey(key: unknown): asserts key is string {
   if (typeof key !== 'string') throw new TypeError(`key must be a string, got ${describe(key)}`);
 }
 
-/** Throws unless `policy` has a finite `capacity` > 0 and a finite `refillPerSecond` ≥ 0. */
+/** Longest time a bucket may take to refill from empty (s): keeps every instant far below 2^53 µs. */
+export const MAX_REFILL_SECONDS = 1e9;
+
+/**
+ * Throws unless `policy` has a finite `capacity` > 0, a finite `refillPerSecond` ≥ 0, and (when it
+ * refills) refills from empty within `MAX_REFILL_SECONDS`.
+ */
 export function checkPolicy(policy: unknown): asserts policy is BucketPolicy {
   if (typeof policy !== 'object' || policy === null) {
     throw new TypeError(`policy must be an object { capacity, refillPerSecond }, got ${describe(policy)}`);
@@ -34,6 +40,11 @@ export function checkPolicy(policy: unknown): asserts policy is BucketPolicy {
   const { capacity, refillPerSecond } = policy as Record<string, unknown>;
   checkNumber('policy.capacity', capacity, true);
   checkNumber('policy.refillPerSecond', refillPerSecond, false);
+  if (refillPerSecond > 0 && capacity / refillPerSecond > MAX_REFILL_SECONDS) {
+    throw new RangeError(
+      `policy.capacity / policy.refillPerSecond (seconds to refill) must be at most ${MAX_REFILL_SECONDS}, got ${capacity / refillPerSecond}`,
+    );
+  }
 }
 
 /** Throws unless `options` is absent or has an absent or finite `timeoutMs` > 0. */

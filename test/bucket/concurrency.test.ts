@@ -8,14 +8,14 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
 import { runBucketScript } from '../../src/bucket/bucket-script.js';
-import type { WorkerJob, WorkerReport } from './workers/consume-worker.js';
+import type { WorkerGo, WorkerJob, WorkerReport } from './workers/consume-worker.js';
 
 const WORKER = fileURLToPath(new URL('./workers/consume-worker.ts', import.meta.url));
 const PROCESSES = 4;
 const IN_FLIGHT = 32;
 
 /** Starts every worker, waits until all are connected, starts them together, collects reports. */
-async function hammer(job: Omit<WorkerJob, 'port'>): Promise<WorkerReport[]> {
+async function hammer(job: Omit<WorkerJob, 'port'>, runForUs?: number): Promise<WorkerReport[]> {
   const port = inject('redisPort');
   const children: ChildProcess[] = [];
   try {
@@ -38,7 +38,15 @@ async function hammer(job: Omit<WorkerJob, 'port'>): Promise<WorkerReport[]> {
           );
         }),
     );
-    for (const { child } of reports) child.send('go');
+    let untilUs: number | undefined;
+    if (runForUs !== undefined) {
+      const timeClient = new Redis({ port, host: '127.0.0.1' });
+      const [seconds, micros] = await timeClient.time();
+      timeClient.disconnect();
+      untilUs = Number(seconds) * 1_000_000 + Number(micros) + runForUs;
+    }
+    const go: WorkerGo = { go: true, untilUs };
+    for (const { child } of reports) child.send(go);
     return await Promise.all(done);
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill();
@@ -76,9 +84,7 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
 
   it('admit capacity + refill × elapsed (±1 token) while refilling, elapsed in Redis time', async () => {
     const policy = { capacity: 20, refillPerSecond: 400 };
-    const [seconds, micros] = await client.time();
-    const untilUs = Number(seconds) * 1_000_000 + Number(micros) + 1_500_000;
-    const reports = await hammer({ prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script', untilUs });
+    const reports = await hammer({ prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script' }, 1_000_000);
     const admitted = sum(reports, 'admitted');
     const firstUs = Math.min(...reports.map((r) => r.firstUs ?? Infinity));
     const last = reports.reduce((a, b) => ((b.lastUs ?? 0) > (a.lastUs ?? 0) ? b : a));

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
 import { BUCKET_SCRIPT, BUCKET_SCRIPT_SHA, runBucketScript } from '../../src/bucket/bucket-script.js';
+import { BucketStoreError } from '../../src/bucket/errors.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 
 const policy = { capacity: 10, refillPerSecond: 10 };
@@ -82,6 +83,7 @@ describe('RedisBucketStore', () => {
     await expect(store.consume('x', '1' as unknown as number, policy)).rejects.toThrow(TypeError);
     await expect(store.consume(7 as unknown as string, 1, policy)).rejects.toThrow(/key must be a string/);
     await expect(store.peek('x', policy, { timeoutMs: 0 })).rejects.toThrow(/options\.timeoutMs/);
+    await expect(store.peek('x', { capacity: 10, refillPerSecond: 1e-9 })).rejects.toThrow(/seconds to refill/);
     expect(await client.keys(`${prefix}*`)).toEqual([]);
   });
 
@@ -95,8 +97,20 @@ describe('RedisBucketStore', () => {
     await expect(call(['refund', '-1', '10', '1', '', ''])).rejects.toThrow(/amount must be >= 0/);
     await expect(call(['consume', '1', '10', '-2', '', ''])).rejects.toThrow(/refillPerSecond must be >= 0/);
     await expect(call(['drop', '1', '10', '1', '', ''])).rejects.toThrow(/op must be consume, refund or peek/);
+    await expect(call(['consume', '1', '10', '1e-300', '', ''])).rejects.toThrow(/seconds to refill\) must be at most 1e9/);
     await expect(call(['consume', '1', '10', '1', 'soon', ''])).rejects.toThrow(/deadline must be a number/);
     expect(await client.exists(key)).toBe(0);
+  });
+
+  it('rejects with BucketStoreError, cause attached, when Redis cannot be reached', async () => {
+    const dead = new Redis({ port: 1, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    dead.on('error', () => undefined);
+    const unreachable = new RedisBucketStore(dead);
+    const error = await unreachable.consume('x', 1, policy).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BucketStoreError);
+    expect((error as BucketStoreError).message).toMatch(/^Redis bucket consume failed: /);
+    expect((error as BucketStoreError).cause).toBeInstanceOf(Error);
+    dead.disconnect();
   });
 
   it('stores hostile identities under a bounded, safe key', async () => {

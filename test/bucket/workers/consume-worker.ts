@@ -1,7 +1,7 @@
 /**
  * A separate OS process that hammers one bucket: `inFlight` consumes at a time until `total` were
  * sent (or, in `script` mode, until Redis time passes `untilUs`). Parent protocol over IPC:
- * parent → { job }, worker → 'ready', parent → 'go', worker → { report } and exit.
+ * parent → { job }, worker → 'ready', parent → { go: true, untilUs? }, worker → { report } and exit.
  */
 import { Redis } from 'ioredis';
 import { runBucketScript } from '../../../src/bucket/bucket-script.js';
@@ -19,6 +19,10 @@ export interface WorkerJob {
   inFlight: number;
   /** 'store': RedisBucketStore.consume. 'script': the script on Redis TIME, reporting Redis times. */
   mode: 'store' | 'script';
+}
+
+export interface WorkerGo {
+  go: true;
   /** script mode: stop sending once Redis time passed this (µs). */
   untilUs?: number;
 }
@@ -41,6 +45,7 @@ process.once('message', (job: WorkerJob) => {
   const report: WorkerReport = { sent: 0, admitted: 0, admittedCost: 0 };
   let next = 0;
   let stop = false;
+  let untilUs: number | undefined;
 
   const one = async (cost: number): Promise<void> => {
     if (job.mode === 'store') {
@@ -55,7 +60,7 @@ process.once('message', (job: WorkerJob) => {
       op: 'consume', amount: cost, capacity: job.policy.capacity, refillPerSecond: job.policy.refillPerSecond,
     });
     if (reply.status === 'expired') throw new Error('no deadline was set');
-    if (job.untilUs !== undefined && reply.nowUs > job.untilUs) stop = true;
+    if (untilUs !== undefined && reply.nowUs > untilUs) stop = true;
     if (reply.status !== 'ok') return;
     report.admitted++;
     report.admittedCost += cost;
@@ -77,7 +82,8 @@ process.once('message', (job: WorkerJob) => {
 
   client.once('ready', () => {
     send('ready');
-    process.once('message', () => {
+    process.once('message', (go: WorkerGo) => {
+      untilUs = go.untilUs;
       Promise.all(Array.from({ length: job.inFlight }, lane))
         .then(() => send({ report }))
         .catch((error: unknown) => send({ error: String((error as Error)?.stack ?? error) }))
