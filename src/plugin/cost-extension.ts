@@ -1,0 +1,38 @@
+import type { BucketPolicy, BucketResult } from '../bucket/types.js';
+import type { FieldCostBreakdown } from '../cost/types.js';
+import type { BudgetErrorCode } from './errors.js';
+
+/** Where the caller's bucket stands after the operation (Shopify's `throttleStatus`). */
+export interface ThrottleStatus {
+  /** The bucket's capacity (tokens). */
+  maximumAvailable: number;
+  /** Tokens left, rounded down to an integer (the same number as the `RateLimit` header's `r`). */
+  currentlyAvailable: number;
+  /** Tokens added per second. */
+  restoreRate: number;
+}
+
+/** `extensions.cost` of a response. */
+export interface CostExtension {
+  /** What the operation was charged up front (the estimate, through the `cost` option). */
+  requestedQueryCost: number;
+  /**
+   * What it cost once executed (from the lists and objects actually returned); the difference was
+   * refunded. 0 when the operation was rejected; null when it could not be measured (incremental delivery).
+   */
+  actualQueryCost: number | null;
+  /** null when the bucket store did not answer (`onStoreError: 'allow'`) or was not asked (cost too high). */
+  throttleStatus: ThrottleStatus | null;
+  /** Measure mode only: the rejection enforce mode would have returned. */
+  wouldReject?: BudgetErrorCode;
+  /** With the debug request header only: the per-field breakdown of the estimate. */
+  fields?: FieldCostBreakdown[];
+}
+
+export function throttleStatusOf(result: BucketResult, policy: BucketPolicy): ThrottleStatus {
+  return {
+    maximumAvailable: policy.capacity,
+    currentlyAvailable: Math.max(0, Math.floor(result.remaining)),
+    restoreRate: policy.refillPerSecond,
+  };
+}

@@ -1,0 +1,27 @@
+import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+
+/**
+ * True when the operation selects nothing but introspection: `__typename`, `__schema` and `__type`
+ * at its root (directly or through fragments). Such an operation is charged nothing when
+ * `introspectionIsFree` is on: the cost engine prices the introspection fields at 0, but the IBM
+ * spec still counts the root operation object itself, and schema tooling must keep working for a
+ * caller whose budget is empty.
+ */
+export function isIntrospectionOnly(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  const fragments = new Map<string, SelectionSetNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
+  }
+  const visited = new Set<string>();
+  const onlyIntrospection = (selectionSet: SelectionSetNode): boolean =>
+    selectionSet.selections.every((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value.startsWith('__');
+      if (selection.kind === Kind.INLINE_FRAGMENT) return onlyIntrospection(selection.selectionSet);
+      const name = selection.name.value;
+      if (visited.has(name)) return true;
+      visited.add(name);
+      const fragment = fragments.get(name);
+      return fragment !== undefined && onlyIntrospection(fragment);
+    });
+  return onlyIntrospection(operation.selectionSet);
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import type { QueryBudgetOptions } from '../../src/plugin/options.js';
+import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+
+const identify = (): string => 'caller';
+
+/** Builds the plugin with options the types would refuse. */
+function build(options: Record<string, unknown>): unknown {
+  return queryBudgetPlugin(options as unknown as QueryBudgetOptions);
+}
+
+describe('option validation at construction', () => {
+  it.each([
+    [{}, TypeError, /`identify`/],
+    [{ identify: 'user-id' }, TypeError, /`identify` must be a function/],
+    [{ identify, policy: { capacity: 0, refillPerSecond: 1 } }, RangeError, /`policy`\.capacity/],
+    [{ identify, policy: { capacity: 10, refillPerSecond: -1 } }, RangeError, /`policy`\.refillPerSecond/],
+    [{ identify, policy: { capacity: '10', refillPerSecond: 1 } }, TypeError, /`policy`\.capacity/],
+    [{ identify, policy: { capacity: Infinity, refillPerSecond: 1 } }, RangeError, /`policy`\.capacity/],
+    [{ identify, store: {} }, TypeError, /`store`/],
+    [{ identify, mode: 'shadow' }, RangeError, /`mode`/],
+    [{ identify, maxCost: 0 }, RangeError, /`maxCost`/],
+    [{ identify, maxCost: Number.NaN }, TypeError, /`maxCost`/],
+    [{ identify, cost: 3 }, TypeError, /`cost`/],
+    [{ identify, defaultListSize: -1 }, RangeError, /`defaultListSize`/],
+    [{ identify, maxNodes: 1.5 }, RangeError, /`maxNodes`/],
+    [{ identify, introspectionIsFree: 'yes' }, TypeError, /`introspectionIsFree`/],
+    [{ identify, estimators: () => 1 }, TypeError, /`estimators`/],
+    [{ identify, onStoreError: 'fail-open' }, RangeError, /`onStoreError`/],
+    [{ identify, storeTimeoutMs: 0 }, RangeError, /`storeTimeoutMs`/],
+    [{ identify, storeTimeoutMs: Infinity }, RangeError, /`storeTimeoutMs`/],
+    [{ identify, circuitBreaker: { failureThreshold: 0 } }, RangeError, /`circuitBreaker\.failureThreshold`/],
+    [{ identify, circuitBreaker: { cooldownMs: -5 } }, RangeError, /`circuitBreaker\.cooldownMs`/],
+    [{ identify, exposeCost: 'always' }, TypeError, /`exposeCost`/],
+    [{ identify, policyName: 'bad "name"' }, RangeError, /`policyName`/],
+    [{ identify, debugHeader: 'X Debug' }, RangeError, /`debugHeader`/],
+    [{ identify, estimateCacheSize: -1 }, RangeError, /`estimateCacheSize`/],
+  ])('%o throws %o naming the option', (options, type, message) => {
+    expect(() => build(options)).toThrow(type);
+    expect(() => build(options)).toThrow(message);
+  });
+
+  it('accepts zero where zero is meaningful (?? not ||)', () => {
+    expect(() =>
+      build({
+        identify,
+        store: new MemoryBucketStore(),
+        policy: { capacity: 5, refillPerSecond: 0 },
+        defaultListSize: 0,
+        estimateCacheSize: 0,
+        circuitBreaker: { cooldownMs: 0 },
+      }),
+    ).not.toThrow();
+  });
+
+  it('accepts Infinity as the default list size', () => {
+    expect(() => build({ identify, defaultListSize: Infinity })).not.toThrow();
+  });
+});

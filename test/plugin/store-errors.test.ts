@@ -1,0 +1,149 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisBucketStore } from '../../src/bucket/redis-store.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import {
+  costOf,
+  isolatedStore,
+  itemsQuery,
+  startBudgetServer,
+  testRedis,
+  whenReady,
+  type BudgetServer,
+  type Reply,
+} from './budget-server.js';
+
+/**
+ * onStoreError with a Redis that is killed, restarted and paused (SIGSTOP) under the plugin:
+ * every response within the store deadline plus a margin, never a 500, the configured policy
+ * applied, nothing charged late, and limiting back within about a second of Redis returning.
+ */
+const POLICY = { capacity: 100, refillPerSecond: 0 };
+const TIMEOUT_MS = 50;
+/** Allowed on top of the deadline for HTTP, JSON and a shared 2-core machine. */
+const MARGIN_MS = 100;
+/** How soon limiting must resume once Redis is back (breaker cool-down 500 ms + reconnect). */
+const RESUME_WITHIN_MS = 1500;
+
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+
+let redisServer: RedisServer;
+let redis: Redis;
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  redisServer = await startRedisServer();
+  redis = testRedis(redisServer.port);
+  await whenReady(redis);
+});
+
+afterAll(async () => {
+  process.off('unhandledRejection', onUnhandled);
+  redis.disconnect();
+  await redisServer.stop();
+});
+
+async function sequence(server: BudgetServer, user: string, count: number, first = 8): Promise<Reply[]> {
+  const replies: Reply[] = [];
+  for (let i = 0; i < count; i++) replies.push(await server.post(itemsQuery(first), { user }));
+  return replies;
+}
+
+function expectPrompt(replies: Reply[]): void {
+  const slowest = Math.max(...replies.map((reply) => reply.ms));
+  expect(slowest, `slowest response ${slowest.toFixed(1)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+  for (const reply of replies) {
+    expect(reply.status).not.toBe(500);
+    expect(JSON.stringify(reply.body)).not.toMatch(/stacktrace|INTERNAL_SERVER_ERROR/);
+  }
+}
+
+/** Polls until a request is charged in Redis again; returns how long that took (ms). */
+async function untilRedisCharges(server: BudgetServer, store: RedisBucketStore, user: string): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < 5000) {
+    const reply = await server.post(itemsQuery(0), { user });
+    expect(reply.status).not.toBe(500);
+    const inRedis = await store.peek(user, POLICY).catch(() => undefined);
+    if (inRedis && inRedis.remaining < POLICY.capacity) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('limiting did not resume within 5 s');
+}
+
+describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStoreError) => {
+  let server: BudgetServer;
+  let store: RedisBucketStore;
+
+  beforeAll(async () => {
+    store = isolatedStore(redis);
+    server = await startBudgetServer({ store, policy: POLICY, onStoreError, storeTimeoutMs: TIMEOUT_MS });
+  });
+  afterAll(() => server.stop());
+
+  function expectPolicyApplied(replies: Reply[]): void {
+    for (const [index, reply] of replies.entries()) {
+      if (onStoreError === 'allow') {
+        expect(reply.status).toBe(200);
+        expect(reply.body.data?.items).toHaveLength(8);
+        expect(costOf(reply).throttleStatus).toBeNull();
+        expect(reply.headers.get('ratelimit')).toBeNull();
+      } else if (onStoreError === 'deny') {
+        expect(reply.status).toBe(503);
+        expect(reply.body.errors?.[0]?.extensions?.code).toBe('BUDGET_UNAVAILABLE');
+        expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(reply.body.data).toBeUndefined();
+      } else {
+        // A fresh in-process bucket with the same policy: 10 operations of 10 tokens, then 429.
+        expect(reply.status).toBe(index < 10 ? 200 : 429);
+      }
+    }
+  }
+
+  it('Redis killed: the policy applies promptly; restarted: limiting resumes within ~1 s', async () => {
+    const before = await server.post(itemsQuery(48), { user: 'killed' });
+    expect(costOf(before).throttleStatus?.currentlyAvailable).toBe(50);
+
+    await redisServer.kill();
+    const during = await sequence(server, 'killed', 12);
+    expectPrompt(during);
+    expectPolicyApplied(during);
+    if (onStoreError === 'local') {
+      expect(costOf(during[9]!).throttleStatus?.currentlyAvailable).toBe(0);
+      expect(during[10]!.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    }
+
+    await redisServer.restart();
+    const resumedAfter = await untilRedisCharges(server, store, 'killed-after');
+    expect(resumedAfter).toBeLessThan(RESUME_WITHIN_MS);
+    // Enforcement is back: an operation larger than what is left is refused by Redis' bucket.
+    const big = await server.post(itemsQuery(98), { user: 'killed-after' });
+    expect(big.status).toBe(429);
+  });
+
+  it('Redis paused (SIGSTOP): timeouts, not hangs; nothing is charged late; limiting resumes after SIGCONT', async () => {
+    await redisServer.restart();
+    await whenReady(redis);
+    const before = await server.post(itemsQuery(48), { user: 'paused' });
+    expect(before.status).toBe(200);
+    expect((await store.peek('paused', POLICY)).remaining).toBe(50);
+
+    redisServer.pause();
+    let during: Reply[];
+    try {
+      during = await sequence(server, 'paused', 12);
+    } finally {
+      redisServer.resume();
+    }
+    expectPrompt(during);
+    expectPolicyApplied(during);
+
+    const resumedAfter = await untilRedisCharges(server, store, 'paused-after');
+    expect(resumedAfter).toBeLessThan(RESUME_WITHIN_MS);
+    // The consumes that reached Redis after their deadline had no effect.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await store.peek('paused', POLICY)).remaining).toBe(50);
+    expect(unhandled).toEqual([]);
+  });
+});
