@@ -25,3 +25,9 @@ export { createCostAnalyzer, defaultChargedCost, estimateCost } from './cost/ana
 export { CostAnalysisError, CostErrorCode, CostSchemaError } from './cost/errors.js';
 
 // Apollo Server plugin
+export { queryBudgetPlugin } from './plugin/query-budget-plugin.js';
+export { queryBudgetDefaults, type BudgetMode, type QueryBudgetOptions } from './plugin/options.js';
+export { BudgetErrorCode } from './plugin/errors.js';
+export type { CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
+export type { CircuitBreakerOptions } from './plugin/circuit-breaker.js';
+export type { StoreErrorPolicy } from './plugin/guarded-store.js';
