@@ -6,7 +6,9 @@
 --   value < 0  refillPerSecond = 0 only: minus the missing tokens; no TTL (the bucket never refills).
 --   no key     a full bucket.
 -- tokens(now) = capacity - max(0, full_at - now) * refill / 1e6, so refill fractions are never
--- lost: the state is a time, not a rounded token count.
+-- lost: the state is a time, not a rounded token count. A key is meant to keep one policy; if the
+-- policy changes, the state is read under the new one (a stored deficit starts refilling now, a
+-- stored instant under refill 0 counts as an empty bucket until it passes) and never as debt.
 --
 -- Replies (flat array of strings; numbers formatted with %.17g so they parse back exactly):
 --   { status, remaining, retry, reset, now }

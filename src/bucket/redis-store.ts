@@ -49,6 +49,10 @@ function localUs(): number {
  * backwards, or Cluster nodes whose clocks disagree, widen the window by that amount. A consume
  * that Redis ran just before the deadline but whose reply arrived after it is given back with a
  * refund, so a timed-out consume costs nothing; a timed-out refund may still have been applied.
+ *
+ * Memory: a refilling bucket's key expires when the bucket is full again. Buckets with
+ * `refillPerSecond` 0 never refill, so their keys have no TTL and stay until refunded to full:
+ * their memory is unbounded by design (one key per such caller).
  */
 export class RedisBucketStore implements BucketStore {
   readonly #client: Redis | Cluster;

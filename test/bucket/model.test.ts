@@ -124,6 +124,31 @@ describe('stores against the reference model', () => {
       );
     });
 
+    it('matches MemoryBucketStore step for step when the policy changes between calls', async () => {
+      const baseMs = Math.floor(baseUs / 1000);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(policyArb, fc.constantFrom<Op['kind']>('consume', 'refund', 'peek'), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 1500 })), { minLength: 1, maxLength: 30 }),
+          async (steps) => {
+            const key = `policy-change-${run++}`;
+            let t = 0;
+            const memory = new MemoryBucketStore({ now: () => baseMs + t });
+            for (const [policy, kind, quarters, stepMs] of steps) {
+              t += stepMs;
+              const amount = kind === 'peek' ? 0 : quarters / 4;
+              const reply = await runBucketScript(client, key, { op: kind, amount, ...policy, nowUs: (baseMs + t) * 1000 });
+              if (reply.status === 'expired') throw new Error('unexpected expired reply');
+              const fromRedis = toBucketResult(reply, amount, policy.capacity);
+              const fromMemory =
+                kind === 'consume' ? await memory.consume('k', amount, policy) : kind === 'refund' ? await memory.refund('k', amount, policy) : await memory.peek('k', policy);
+              expect(fromRedis).toEqual(fromMemory);
+            }
+          },
+        ),
+        { numRuns: 100 },
+      );
+    });
+
     it('holds no key for a full bucket and expires each key when it is full again', async () => {
       const key = 'ttl-shape';
       const nowUs = baseUs + 7_000_000;

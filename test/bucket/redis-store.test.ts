@@ -126,6 +126,9 @@ describe('RedisBucketStore', () => {
     }
     expect(keys.size).toBe(hostile.length);
     expect(bucketKey(prefix, 'user:42@example.com')).toBe(`${prefix}k:user:42@example.com`);
+    // A readable identity that looks like a hashed key still lands in the other namespace.
+    const hashed = bucketKey(prefix, 'a b').slice(prefix.length);
+    expect(bucketKey(prefix, hashed)).toBe(`${prefix}k:${hashed}`);
     expect((await client.keys(`${prefix}*`)).sort()).toEqual([...keys].sort());
   });
 
