@@ -16,7 +16,7 @@ export interface Caller {
 export const TIERS: Readonly<Record<Tier, BucketPolicy>> = {
   free: { capacity: 100, refillPerSecond: 5 },
   pro: { capacity: 1000, refillPerSecond: 50 },
-  anonymous: { capacity: 20, refillPerSecond: 1 },
+  anonymous: { capacity: 30, refillPerSecond: 1 },
 };
 
 /** An API key's owner and tier. */

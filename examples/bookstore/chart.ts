@@ -123,17 +123,20 @@ export function renderBudgetChart(input: ChartInput): string {
     const rejected = series.samples.filter((s) => s.status === 429).length;
 
     out.push(`<g class="panel">`);
-    // Phase bands; a label starts at its phase, or after the previous label when the phase is narrow.
-    let labelEnd = 0;
+    // Phase bands, then their labels: each starts at its phase, or after the previous label when
+    // the phase is too narrow to hold it.
     input.phases.forEach((phase, p) => {
-      const labelX = Math.max(x(phase.start) + 5, labelEnd + 10);
-      labelEnd = labelX + phase.name.length * 6.5;
       out.push(
         `<rect x="${num(x(phase.start))}" y="${top}" width="${num(x(phase.end) - x(phase.start))}" height="${PANEL_HEIGHT}" fill="${PHASE_FILL[p % 2]}"/>`,
         `<line x1="${num(x(phase.start))}" y1="${top}" x2="${num(x(phase.start))}" y2="${bottom}" stroke="#94a3b8" stroke-dasharray="3 3"/>`,
-        `<text x="${num(labelX)}" y="${top + 14}" fill="#64748b">${escapeXml(phase.name)}</text>`,
       );
     });
+    let labelEnd = 0;
+    for (const phase of input.phases) {
+      const labelX = Math.max(x(phase.start) + 5, labelEnd + 10);
+      labelEnd = labelX + phase.name.length * 6.5;
+      out.push(`<text x="${num(labelX)}" y="${top + 14}" fill="#64748b">${escapeXml(phase.name)}</text>`);
+    }
     for (const fraction of [0, 0.25, 0.5, 0.75, 1]) {
       const tokens = series.capacity * fraction;
       out.push(

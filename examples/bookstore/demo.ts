@@ -39,7 +39,7 @@ const CALLERS: DemoCaller[] = [
     name: 'alice',
     tier: 'free',
     apiKey: 'free-key-alice',
-    heavy: { label: '10 books + authors', query: '{ books(first: 10) { edges { node { title author { name } } } } }' },
+    heavy: { label: '5 books + authors', query: '{ books(first: 5) { edges { node { title author { name } } } } }' },
     burstRequests: 5,
   },
   {
@@ -50,12 +50,12 @@ const CALLERS: DemoCaller[] = [
       label: '40 books + 3 reviews',
       query: '{ books(first: 40) { edges { node { title reviews(first: 3) { rating } } } } }',
     },
-    burstRequests: 7,
+    burstRequests: 6,
   },
 ];
 
-/** Cheap enough to watch the bucket refill without draining it. */
-const PROBE = { label: 'one book (probe)', query: '{ book(id: "book-1") { title } }' };
+/** The cheapest operation there is (1 token: the root type), to watch the bucket refill. */
+const PROBE = { label: 'probe { __typename }', query: '{ __typename }' };
 
 interface CostExtension {
   requestedQueryCost?: number;
@@ -81,7 +81,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const svgPath = resolve(options.out ?? 'demo-budget.svg');
   const throttleSeconds = quick ? 2.5 : 10;
   const refillSeconds = quick ? 2 : 21;
-  const probeEverySeconds = quick ? 0.5 : 1.5;
+  const probeEverySeconds = quick ? 0.5 : 2;
+  const burstGapSeconds = quick ? 0.05 : 0.3;
 
   const started = performance.now();
   const now = (): number => (performance.now() - started) / 1000;
@@ -125,7 +126,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
   const describe = (caller: DemoCaller, label: string, s: Sample, cost: CostExtension | undefined, body: GraphQLBody): string => {
     const who = `${caller.name.padEnd(5)} ${caller.tier.padEnd(4)}`;
-    const charged = cost?.actualQueryCost !== undefined && cost.actualQueryCost !== s.cost ? `${s.cost}→${cost.actualQueryCost}` : String(s.cost);
+    // After a refund (the lists were shorter than asked for), show what was finally charged.
+    const refunded = s.status === 200 && cost?.actualQueryCost !== undefined && cost.actualQueryCost !== s.cost;
+    const charged = refunded ? `${s.cost}→${cost.actualQueryCost}` : String(s.cost);
     const capacity = series.get(caller.name)?.capacity ?? 0;
     const left = s.remaining === null ? 'n/a' : `${Math.floor(s.remaining)}/${capacity}`;
     let decision: string;
@@ -139,10 +142,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
   // 1. Burst: each caller fires its heavy query back to back.
   const phases: Phase[] = [];
-  print(paint('1', '— burst: back-to-back requests until the budget runs out'));
+  print(paint('1', `— burst: ${CALLERS.map((c) => `${c.name} sends ${c.burstRequests}`).join(', ')} heavy requests, ${burstGapSeconds} s apart`));
   await Promise.all(
     CALLERS.map(async (caller) => {
-      for (let i = 0; i < caller.burstRequests; i++) await send(caller, caller.heavy);
+      for (let i = 0; i < caller.burstRequests; i++) {
+        if (i > 0) await sleep(burstGapSeconds * 1000);
+        await send(caller, caller.heavy);
+      }
     }),
   );
   phases.push({ name: 'burst', start: 0, end: now() });
@@ -152,7 +158,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const throttleEnd = now() + throttleSeconds;
   await Promise.all(
     CALLERS.map(async (caller) => {
-      while (now() < throttleEnd) {
+      while (now() < throttleEnd - 0.1) {
         const sample = await send(caller, caller.heavy);
         const wait = sample.status === 429 ? (sample.retryAfter ?? 1) : 0.25;
         await sleep(Math.min(wait, Math.max(0, throttleEnd - now())) * 1000);

@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from '../support/redis-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** tsx's loader, by absolute URL so scripts can run from any working directory. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** A process running one of the example's scripts the way `npm start` / `npm run demo` do (through tsx). */
 export interface ScriptRun {
@@ -15,7 +18,7 @@ export interface ScriptRun {
 
 /** Runs `node --import tsx <script> ...args` (what the tsx binary does) from the repository root. */
 export function runScript(script: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): ScriptRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}${script}`, ...args], {
+  const child = spawn(process.execPath, ['--import', TSX, `${ROOT}${script}`, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { ApolloServer } from '@apollo/server';
+import { startStandaloneServer } from '@apollo/server/standalone';
+import { costDirectivesTypeDefs, queryBudgetPlugin, type BucketStore } from '../../src/index.js';
+import { callerFromRequest, TIERS } from './callers.js';
+import { Catalogue } from './data.js';
+import { resolvers, type BookstoreContext } from './resolvers.js';
+import { storeFromEnv } from './stores.js';
+
+const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+
+export interface BookstoreServerOptions {
+  /** Where the callers' buckets live. */
+  store: BucketStore;
+  /** @default 4000 */
+  port?: number;
+  /** Interface to listen on. @default all interfaces */
+  host?: string;
+}
+
+export interface BookstoreServer {
+  /** e.g. `http://localhost:4000/` */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the bookstore API with the budget plugin on `store`. */
+export async function createBookstoreServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
+  const catalogue = new Catalogue();
+  const server = new ApolloServer<BookstoreContext>({
+    typeDefs: [costDirectivesTypeDefs, typeDefs],
+    resolvers,
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      queryBudgetPlugin<BookstoreContext>({
+        store: options.store,
+        // Who pays: the API key's owner, or the client address for anonymous callers (callers.ts).
+        identify: ({ contextValue }) => contextValue.caller.id,
+        // How much they may spend: their tier's bucket.
+        policy: ({ contextValue }) => TIERS[contextValue.caller.tier],
+      }),
+    ],
+  });
+  const { url } = await startStandaloneServer(server, {
+    listen: { port: options.port ?? 4000, ...(options.host === undefined ? {} : { host: options.host }) },
+    context: async ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
+  });
+  return { url, stop: () => server.stop() };
+}
+
+function portFromEnv(value: string | undefined): number {
+  if (value === undefined || value === '') return 4000;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`PORT must be a whole number from 0 to 65535; got "${value}".`);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const port = portFromEnv(process.env.PORT);
+  const selected = storeFromEnv(process.env);
+  console.log('graphql-budget bookstore example');
+  console.log(`Bucket store: ${selected.description}`);
+  if (!(await selected.ready())) {
+    console.warn('The Redis store is not reachable yet: requests are let through unlimited until it is (onStoreError "allow").');
+  }
+  const { url, stop } = await createBookstoreServer({ store: selected.store, port });
+  console.log(`Ready at ${url} (API keys and tiers: examples/bookstore/README.md)`);
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    void stop()
+      .then(() => selected.close())
+      .then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

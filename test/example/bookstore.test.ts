@@ -1,0 +1,174 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEYS, TIERS } from '../../examples/bookstore/callers.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { runScript, startExample, type RunningExample } from './example-process.js';
+import { allElements, parseXml } from './xml.js';
+import { differences, readmeExamples, type ReadmeExample } from './readme-examples.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const EXAMPLE_README = readFileSync(join(ROOT, 'examples/bookstore/README.md'), 'utf8');
+const examples = readmeExamples(README);
+
+/** Sends one README example (its URL pointed at `baseUrl`) and lists how the answer differs from the README. */
+async function replay(example: ReadmeExample, baseUrl: string): Promise<string[]> {
+  const url = example.request.url.replace(/^http:\/\/localhost:4000\/?/, baseUrl);
+  let response: Response | undefined;
+  for (let i = 0; i < example.repeat; i++) {
+    response = await fetch(url, { method: example.request.method, headers: example.request.headers, body: example.request.body });
+    if (i < example.repeat - 1) await response.arrayBuffer();
+  }
+  if (!response) return ['no request sent'];
+  const where = `README line ${example.line} (${example.section})`;
+  const problems: string[] = [];
+  if (response.status !== example.response.status) problems.push(`${where}: status ${response.status}, README shows ${example.response.status}`);
+  for (const [name, shown] of Object.entries(example.response.headers)) {
+    const actual = response.headers.get(name);
+    problems.push(...differences(shown, actual, `${where} header ${name}`));
+  }
+  const text = await response.text();
+  const body: unknown = text === '' ? undefined : JSON.parse(text);
+  problems.push(...differences(example.response.body, body, `${where} body`));
+  return problems;
+}
+
+function describeStore(name: string, env: () => Record<string, string>, expectStoreLine: () => RegExp): void {
+  describe(`the bookstore example on ${name}`, () => {
+    let app: RunningExample;
+
+    beforeAll(async () => {
+      app = await startExample(env());
+    });
+    afterAll(async () => {
+      await app?.stop();
+    });
+
+    it('says on its first lines which store it uses and where', () => {
+      const storeLine = app.lines.find((line) => line.startsWith('Bucket store: '));
+      expect(app.lines.indexOf(storeLine as string)).toBeLessThanOrEqual(1);
+      expect(storeLine).toMatch(expectStoreLine());
+    });
+
+    it('answers every README curl example with the response the README shows', async () => {
+      for (const example of examples) expect(await replay(example, app.url)).toEqual([]);
+    });
+
+    it('treats an unknown key as an anonymous caller with the small budget', async () => {
+      const response = await fetch(app.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer constructor' },
+        body: JSON.stringify({ query: '{ book(id: "book-2") { title } }' }),
+      });
+      const body = (await response.json()) as { extensions: { cost: { throttleStatus: { maximumAvailable: number } } } };
+      // 200, or 429 if the README's anonymous example just drained this address's bucket: either way
+      // the budget reported is the anonymous one.
+      expect([200, 429]).toContain(response.status);
+      expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe(TIERS.anonymous.capacity);
+    });
+  });
+}
+
+describe('README', () => {
+  it('has curl examples in the Quick start, each with the response it shows', () => {
+    expect(examples.filter((e) => e.section === '## Quick start').length).toBeGreaterThanOrEqual(2);
+    expect(examples.map((e) => e.response.status)).toContain(429);
+  });
+
+  it('starts with exactly two command lines: `npm install && npm start` and `npm test`', () => {
+    const quickStart = README.split(/^## /m).find((section) => section.startsWith('Quick start')) ?? '';
+    const commands = [...quickStart.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
+      .map((block) => (block[1] as string).trim())
+      .filter((block) => !block.startsWith('curl'));
+    expect(commands).toEqual(['npm install && npm start', 'npm test']);
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe('tsx examples/bookstore/server.ts');
+    expect(scripts.demo).toBe('tsx examples/bookstore/demo.ts');
+  });
+
+  it('lists every API key of the example with its tier and budget', () => {
+    for (const [key, account] of API_KEYS) {
+      const row = EXAMPLE_README.split('\n').find((line) => line.includes(`\`${key}\``));
+      expect(row, key).toBeDefined();
+      expect(row).toContain(account.name);
+      expect(row).toContain(account.tier);
+    }
+    for (const [tier, policy] of Object.entries(TIERS)) {
+      const row = EXAMPLE_README.split('\n').find((line) => line.startsWith(`| ${tier} `));
+      expect(row, tier).toBeDefined();
+      expect(row).toContain(`${policy.capacity.toLocaleString('en-US')} tokens`);
+      expect(row).toContain(`${policy.refillPerSecond} per second`);
+    }
+  });
+});
+
+describeStore(
+  'the embedded MemoryBucketStore (`npm start` with no Redis)',
+  () => ({}),
+  () => /^Bucket store: MemoryBucketStore /,
+);
+
+describe('with REDIS_URL', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  describeStore(
+    'RedisBucketStore',
+    () => ({ REDIS_URL: redis.url }),
+    () => new RegExp(`^Bucket store: RedisBucketStore on redis://127\\.0\\.0\\.1:${redis.port}`),
+  );
+
+  it('keeps the buckets in that Redis', async () => {
+    const client = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await client.connect();
+      const keys = await client.keys('*');
+      expect(keys.length).toBeGreaterThan(0);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+describe('npm run demo -- --quick', () => {
+  let app: RunningExample;
+  let dir: string;
+  beforeAll(async () => {
+    app = await startExample();
+    dir = mkdtempSync(join(tmpdir(), 'graphql-budget-demo-'));
+  });
+  afterAll(async () => {
+    await app?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints a line per request and writes demo-budget.svg where it runs: well-formed, one series per caller', async () => {
+    const demo = runScript('examples/bookstore/demo.ts', ['--quick', app.url], { cwd: dir });
+    expect(await demo.exited, demo.lines.join('\n')).toBe(0);
+
+    const requests = demo.lines.filter((line) => /^\[\s*\d+\.\d+ s\] /.test(line));
+    expect(requests.length).toBeGreaterThan(10);
+    expect(requests.some((line) => / 200 allowed/.test(line))).toBe(true);
+    expect(requests.some((line) => / 429 throttled\s+Retry-After: \d+ s/.test(line))).toBe(true);
+
+    const svg = parseXml(readFileSync(join(dir, 'demo-budget.svg'), 'utf8'));
+    expect(svg.name).toBe('svg');
+    const series = allElements(svg).filter((element) => element.attributes.class === 'series');
+    expect(series.map((element) => element.attributes['data-caller'])).toEqual(['alice', 'bob']);
+    for (const element of series) {
+      const line = element.children.find((child) => child.name === 'path' && child.attributes.class === undefined);
+      expect((line?.attributes.d ?? '').split('L').length).toBeGreaterThan(5);
+      expect(element.children.some((child) => child.attributes.class === 'allowed')).toBe(true);
+    }
+    expect(series.some((element) => element.children.some((child) => child.attributes.class === 'rejected'))).toBe(true);
+  });
+});
