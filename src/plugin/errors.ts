@@ -21,8 +21,18 @@ export interface ErrorHttp {
   headers: HeaderMap;
 }
 
+/**
+ * A budget error is an answer, not a fault: it carries no stack, so Apollo's
+ * `includeStacktraceInErrorResponses` (on by default outside production) never sends the plugin's
+ * internals to a client.
+ */
 function budgetError(message: string, code: BudgetErrorCode, http: ErrorHttp, extra: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, ...extra, http } });
+  return withoutStack(new GraphQLError(message, { extensions: { code, ...extra, http } }));
+}
+
+function withoutStack(error: GraphQLError): GraphQLError {
+  Object.defineProperty(error, 'stack', { value: undefined, writable: true, configurable: true });
+  return error;
 }
 
 /** Whole seconds, rounded up, never 0: a client waiting that long will find the tokens. */
@@ -66,10 +76,9 @@ export function tooExpensiveError(input: { estimatedCost: number; maxCost: numbe
  */
 export function costAnalysisError(cause: unknown, http: ErrorHttp): GraphQLError {
   if (cause instanceof GraphQLError && typeof cause.extensions.code === 'string') {
-    return new GraphQLError(cause.message, {
-      nodes: cause.nodes,
-      extensions: { ...cause.extensions, http },
-    });
+    return withoutStack(
+      new GraphQLError(cause.message, { nodes: cause.nodes, extensions: { ...cause.extensions, http } }),
+    );
   }
   const detail = cause instanceof Error ? cause.message : String(cause);
   return budgetError(

@@ -1,8 +1,11 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import { BudgetErrorCode } from '../../src/plugin/errors.js';
 import {
+  type TestContext,
   costOf,
   isolatedStore,
   itemsQuery,
@@ -11,6 +14,8 @@ import {
   whenReady,
   type BudgetServer,
   type PluginOptions,
+  type ServerOptions,
+  warmUp,
 } from './budget-server.js';
 
 const POLICY = { capacity: 100, refillPerSecond: 0 };
@@ -27,10 +32,14 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.stop()));
 });
 
-async function start(options: Partial<PluginOptions> = {}, batched = false): Promise<{ server: BudgetServer; store: RedisBucketStore }> {
+async function start(
+  options: Partial<PluginOptions> = {},
+  serverOptions: ServerOptions = {},
+): Promise<{ server: BudgetServer; store: RedisBucketStore }> {
   const store = isolatedStore(redis);
-  const server = await startBudgetServer({ store, policy: POLICY, ...options }, { allowBatchedHttpRequests: batched });
+  const server = await startBudgetServer({ store, policy: POLICY, ...options }, serverOptions);
   servers.push(server);
+  await warmUp(server);
   return { server, store };
 }
 
@@ -275,7 +284,7 @@ describe('debug header', () => {
 
 describe('batched HTTP requests', () => {
   it('charges each operation; a rejected member gets its own error and the batch stays 200', async () => {
-    const { server, store } = await start({}, true);
+    const { server, store } = await start({}, { allowBatchedHttpRequests: true });
     const reply = await server.postBatch(
       [{ query: itemsQuery(38) }, { query: itemsQuery(38) }, { query: itemsQuery(38) }],
       { user: 'ann' },
@@ -290,5 +299,70 @@ describe('batched HTTP requests', () => {
     expect(rejected[0]?.data).toBeUndefined();
     expect((await store.peek('ann', POLICY)).remaining).toBe(20);
     expect(reply.headers.get('ratelimit')).toMatch(/^"budget";r=\d+$/);
+  });
+});
+
+describe('estimates', () => {
+  it('depend on the variables: one document, two costs (the cache is keyed by variables)', async () => {
+    const { server } = await start();
+    const query = 'query Q($n: Int) { items(first: $n) { id } }';
+    const small = await server.post(query, { user: 'ann', variables: { n: 5 } });
+    const large = await server.post(query, { user: 'ann', variables: { n: 50 } });
+    const smallAgain = await server.post(query, { user: 'ann', variables: { n: 5 } });
+    expect([small, large, smallAgain].map((reply) => costOf(reply).requestedQueryCost)).toEqual([7, 52, 7]);
+    expect(costOf(smallAgain).throttleStatus?.currentlyAvailable).toBe(100 - 7 - 52 - 7);
+  });
+});
+
+describe('interplay with Apollo and other plugins', () => {
+  it('refunds everything when another plugin rejects the operation after it was charged', async () => {
+    const rejecter: ApolloServerPlugin<TestContext> = {
+      async requestDidStart() {
+        return {
+          async didResolveOperation() {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            throw new GraphQLError('not today', { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+          },
+        };
+      },
+    };
+    const { server, store } = await start({}, { extraPlugins: [rejecter] });
+    const reply = await server.post(itemsQuery(30), { user: 'ann' });
+    expect(reply.status).toBe(403);
+    expect(costOf(reply)).toMatchObject({ requestedQueryCost: 32, actualQueryCost: 0 });
+    expect((await store.peek('ann', POLICY)).remaining).toBe(100);
+  });
+
+  it('returns a GraphQLError thrown by identify as is', async () => {
+    const { server } = await start({
+      identify: ({ contextValue }) => {
+        if (!contextValue.user) throw new GraphQLError('Sign in first.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+        return contextValue.user;
+      },
+    });
+    const reply = await server.post(itemsQuery(1));
+    expect(reply.status).toBe(401);
+    expect(reply.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('sends no stack trace with its errors even when Apollo includes stack traces', async () => {
+    const { server } = await start({}, { includeStacktraceInErrorResponses: true });
+    const tooExpensive = await server.post(itemsQuery(200), { user: 'ann' });
+    expect(tooExpensive.status).toBe(400);
+    await server.post(itemsQuery(98), { user: 'ann' });
+    const limited = await server.post(itemsQuery(5), { user: 'ann' });
+    expect(limited.status).toBe(429);
+    for (const reply of [tooExpensive, limited]) {
+      expect(reply.body.errors?.[0]?.extensions).not.toHaveProperty('stacktrace');
+    }
+  });
+
+  it('warns once that the default in-process store is not shared', async () => {
+    const server = await startBudgetServer({ policy: POLICY });
+    servers.push(server);
+    await server.post(itemsQuery(1), { user: 'ann' });
+    await server.post(itemsQuery(1), { user: 'ann' });
+    const warnings = server.logs.filter((log) => log.level === 'warn' && log.message.includes('not shared'));
+    expect(warnings).toHaveLength(1);
   });
 });

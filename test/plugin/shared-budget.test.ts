@@ -13,6 +13,10 @@ describe('two app server processes sharing one Redis', () => {
       KEY_PREFIX: `shared-${randomUUID().slice(0, 8)}:`,
       CAPACITY: 100,
       REFILL_PER_SECOND: 0,
+      // This suite is about sharing, not deadlines: a generous deadline on a busy machine, and
+      // 'deny' so that a store failure shows as 503 instead of silently admitting.
+      STORE_TIMEOUT_MS: 2000,
+      ON_STORE_ERROR: 'deny',
     });
   }, 60_000);
 

@@ -11,6 +11,7 @@ import {
   whenReady,
   type BudgetServer,
   type Reply,
+  warmUp,
 } from './budget-server.js';
 
 /**
@@ -78,7 +79,11 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
 
   beforeAll(async () => {
     store = isolatedStore(redis);
-    server = await startBudgetServer({ store, policy: POLICY, onStoreError, storeTimeoutMs: TIMEOUT_MS });
+    server = await startBudgetServer(
+      { store, policy: POLICY, onStoreError, storeTimeoutMs: TIMEOUT_MS },
+      { includeStacktraceInErrorResponses: true },
+    );
+    await warmUp(server);
   });
   afterAll(() => server.stop());
 
