@@ -52,6 +52,11 @@ type CachedEstimate = { estimate: CostEstimate } | { error: unknown };
 
 const ZERO_COST: CostEstimate = { typeCost: 0, fieldCost: 0 };
 
+/** A read-only store call at startup (`peek` writes nothing). */
+const WARM_UP_KEY = 'graphql-budget:warm-up';
+const WARM_UP_POLICY: BucketPolicy = { capacity: 1, refillPerSecond: 1 };
+const WARM_UP_TIMEOUT_MS = 2000;
+
 /**
  * Charges every operation its cost against the caller's token bucket.
  *
@@ -243,6 +248,11 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
             'shared between server processes. Pass a RedisBucketStore when you run more than one.',
         );
       }
+      // Load the store's script and clock offset now rather than in the first request's deadline.
+      // Not awaited: a store that is down at startup must not hold the server back.
+      store.peek(WARM_UP_KEY, WARM_UP_POLICY, { timeoutMs: WARM_UP_TIMEOUT_MS }).catch((error: unknown) => {
+        logger.debug(`graphql-budget: store warm-up failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
       return {
         schemaDidLoadOrUpdate({ apiSchema }) {
           analyzer = createCostAnalyzer(apiSchema, config.analyzer);
