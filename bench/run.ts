@@ -16,15 +16,19 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { RedisBucketStore } from '../src/index.js';
+import { startVariantServer, type VariantServer } from './http/servers.js';
+import { HTTP_VARIANTS, type HttpVariant } from './http/variants.js';
 import { machineInfo } from './lib/machine.js';
 import { connect, startBenchRedis } from './lib/redis.js';
 import type { RunResult, SectionResult } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
 import { markdownTable, textTable } from './lib/table.js';
+import { costEstimate } from './sections/cost-estimate.js';
+import { httpLatency, httpThroughput } from './sections/http.js';
 import { redisMemory } from './sections/redis-memory.js';
 import { storeThroughput } from './sections/store-throughput.js';
 
-const SECTION_IDS = ['store-throughput', 'redis-memory'] as const;
+const SECTION_IDS = ['store-throughput', 'redis-memory', 'cost-estimate', 'http-throughput', 'http-latency'] as const;
 type SectionId = (typeof SECTION_IDS)[number];
 
 /** Sample sizes. `full` is sized to finish in about 3–4 minutes on a quiet 2-core machine. */
@@ -32,7 +36,7 @@ const SETTINGS = {
   full: {
     store: { inFlight: 64, keys: 1000, rounds: 8, seconds: 1.5 },
     memory: { keys: 200_000 },
-    cost: { rounds: 15, callsPerRound: 40 },
+    cost: { rounds: 11, callsPerRound: 25 },
     http: { connections: 16, rounds: 3, seconds: 5, warmUpSeconds: 1.5 },
     latency: { connections: 8, rate: 200, rounds: 3, seconds: 4 },
   },
@@ -74,6 +78,7 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const redis = await startBenchRedis();
   const client = await connect(redis.port);
+  const servers = new Map<HttpVariant, VariantServer>();
   const sections: SectionResult[] = [];
   const report = (section: SectionResult): void => {
     sections.push(section);
@@ -90,6 +95,14 @@ async function main(): Promise<void> {
 
     if (only.has('store-throughput')) report(await storeThroughput({ client, store, ...settings.store }));
     if (only.has('redis-memory')) report(await redisMemory({ client, store, ...settings.memory }));
+    if (only.has('cost-estimate')) report(await costEstimate(settings.cost));
+    if (only.has('http-throughput') || only.has('http-latency')) {
+      await client.flushall();
+      const started = await Promise.all(HTTP_VARIANTS.map((variant) => startVariantServer(variant, redis.url)));
+      for (const server of started) servers.set(server.variant, server);
+      if (only.has('http-throughput')) report(await httpThroughput({ servers, lenient: quick, ...settings.http }));
+      if (only.has('http-latency')) report(await httpLatency({ servers, lenient: quick, ...settings.latency }));
+    }
 
     machine.loadEnd = loadavg()[0]!;
     const run: RunResult = {
@@ -112,6 +125,7 @@ async function main(): Promise<void> {
     console.log(missed.length === 0 ? 'Every goal met.' : `Goals missed (${missed.length}): ${missed.join('; ')}`);
     if (quick) console.log('Quick mode: tiny samples for a smoke test; do not quote these figures.');
   } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
     client.disconnect();
     await redis.stop();
   }

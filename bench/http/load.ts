@@ -21,21 +21,19 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
-  /** Responses whose body was not what the variant must answer (see `expectedBody`). */
+  /** 2xx responses whose body was not what the variant must answer (see `checkBody`). */
   mismatches: number;
 }
 
 /**
- * What a correct answer looks like: data and no errors; with the plugin, an `extensions.cost`; with
- * the Redis store, a real throttle status (a `null` one would mean the store failed open).
+ * What a correct answer looks like: data and no errors; with the plugin, an `extensions.cost` with a
+ * real throttle status (a `null` one would mean the request went through uncharged).
  */
-function expectedBody(variant: HttpVariant): (body: string) => boolean {
+function checkBody(variant: HttpVariant): (body: string) => boolean {
+  const plugin = variant === 'plugin-memory' || variant === 'plugin-redis';
   return (body) => {
     if (!body.startsWith('{"data":{"books":') || body.includes('"errors"')) return false;
-    if (variant === 'plugin-memory' || variant === 'plugin-redis') {
-      return body.includes('"requestedQueryCost"') && !body.includes('"throttleStatus":null');
-    }
-    return true;
+    return !plugin || (body.includes('"requestedQueryCost"') && !body.includes('"throttleStatus":null'));
   };
 }
 
@@ -50,7 +48,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.seconds,
     timeout: 10,
-    verifyBody: expectedBody(options.variant),
+    verifyBody: checkBody(options.variant),
     ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
@@ -67,13 +65,23 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    mismatches: result.mismatches,
+    // autocannon checks every body; a non-2xx one never matches, so count only the 2xx ones here.
+    mismatches: Math.max(0, result.mismatches - result.non2xx),
   };
 }
 
-/** Throws if any response of the run was not a correct 2xx: the figures would not be overhead. */
-export function assertClean(variant: HttpVariant, result: LoadResult): void {
-  const bad = result.non2xx + result.errors + result.timeouts + result.mismatches;
+/** Every response that was not a correct 2xx. */
+export function failures(result: LoadResult): number {
+  return result.non2xx + result.errors + result.timeouts + result.mismatches;
+}
+
+/**
+ * Throws unless every response of the run was a correct 2xx (the figures would not be overhead
+ * alone). `lenient` (quick smoke runs on a busy machine) tolerates non-2xx answers, connection errors
+ * and timeouts, but never a wrong body nor a run without a single correct answer.
+ */
+export function assertClean(variant: HttpVariant, result: LoadResult, lenient = false): void {
+  const bad = lenient ? result.mismatches : failures(result);
   if (bad > 0 || result.ok === 0) {
     throw new Error(
       `${variant}: ${result.ok} ok, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ` +

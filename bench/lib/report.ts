@@ -103,6 +103,7 @@ export function goalNote(subject: string, row: Row): string | undefined {
 
 export function formatRatio(value: number): string {
   if (!Number.isFinite(value)) return String(value);
+  if (value !== 0 && Math.abs(value) < 0.1) return `${value.toPrecision(2)}×`;
   return `${value.toFixed(2)}×`;
 }
 

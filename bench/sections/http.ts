@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { assertClean, load, type LoadResult } from '../http/load.js';
+import { assertClean, failures, load, type LoadResult } from '../http/load.js';
 import type { VariantServer } from '../http/servers.js';
 import { VARIANT_LABELS, type HttpVariant } from '../http/variants.js';
 import { median, range, rotate } from '../lib/stats.js';
@@ -7,6 +7,8 @@ import { formatDeltaMs, formatInt, formatMs, goalNote, ratioRow, type Row, type 
 
 export interface HttpThroughputOptions {
   servers: ReadonlyMap<HttpVariant, VariantServer>;
+  /** Quick smoke runs: tolerate non-2xx answers (reported in the notes) on a busy machine. */
+  lenient: boolean;
   connections: number;
   rounds: number;
   seconds: number;
@@ -18,13 +20,14 @@ async function alternate(
   servers: ReadonlyMap<HttpVariant, VariantServer>,
   variants: readonly HttpVariant[],
   rounds: number,
+  lenient: boolean,
   run: (server: VariantServer) => Promise<LoadResult>,
 ): Promise<Map<HttpVariant, LoadResult[]>> {
   const results = new Map<HttpVariant, LoadResult[]>(variants.map((variant) => [variant, []]));
   for (let round = 0; round < rounds; round++) {
     for (const variant of rotate(variants, round)) {
       const result = await run(servers.get(variant)!);
-      assertClean(variant, result);
+      assertClean(variant, result, lenient);
       results.get(variant)!.push(result);
     }
   }
@@ -34,8 +37,19 @@ async function alternate(
 const totals = (results: readonly LoadResult[]): Record<string, number> => ({
   ok: results.reduce((sum, result) => sum + result.ok, 0),
   non2xx: results.reduce((sum, result) => sum + result.non2xx, 0),
-  errors: results.reduce((sum, result) => sum + result.errors, 0),
+  errors: results.reduce((sum, result) => sum + result.errors + result.timeouts, 0),
 });
+
+/** A sentence on how many measured responses were correct, saying plainly when some were not. */
+function responseNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
+  const all = [...results.values()].flat();
+  const ok = all.reduce((sum, result) => sum + result.ok, 0);
+  const bad = all.reduce((sum, result) => sum + failures(result), 0);
+  if (bad === 0) {
+    return `All ${formatInt(ok)} measured responses were 2xx with the expected body (0 non-2xx, 0 errors; every plugin response carried a real throttle status).`;
+  }
+  return `NOT CLEAN: ${formatInt(bad)} of ${formatInt(ok + bad)} measured responses were non-2xx, errors or timeouts (tolerated in a quick run only).`;
+}
 
 /**
  * Section 4: requests/s and latency of the example server at saturation over loopback, alternating
@@ -43,13 +57,14 @@ const totals = (results: readonly LoadResult[]): Record<string, number> => ({
  */
 export async function httpThroughput(options: HttpThroughputOptions): Promise<SectionResult> {
   const started = performance.now();
-  const { servers, connections, rounds, seconds, warmUpSeconds } = options;
+  const { servers, connections, rounds, seconds, warmUpSeconds, lenient } = options;
   const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'armor-cost-limit'];
   const run = (server: VariantServer, runSeconds: number): Promise<LoadResult> =>
     load({ url: server.url, variant: server.variant, connections, seconds: runSeconds });
 
-  for (const variant of variants) assertClean(variant, await run(servers.get(variant)!, warmUpSeconds));
-  const results = await alternate(servers, variants, rounds, (server) => run(server, seconds));
+  // Warm-up (JIT, script loading, the store's clock sample): not checked, not counted.
+  for (const variant of variants) await run(servers.get(variant)!, warmUpSeconds);
+  const results = await alternate(servers, variants, rounds, lenient, (server) => run(server, seconds));
 
   const bare = results.get('bare')!;
   const rows: Row[] = variants.map((variant) => {
@@ -70,7 +85,6 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
       variant === 'plugin-redis' ? { op: '>=', target: 0.93 } : undefined,
     );
   });
-  const checked = variants.reduce((sum, variant) => sum + totals(results.get(variant)!).ok!, 0);
   return {
     id: 'http-throughput',
     title: '4. HTTP throughput',
@@ -80,7 +94,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     rows,
     notes: [
       goalNote('Plugin + RedisBucketStore vs bare', rows[2]!),
-      `All ${formatInt(checked)} measured responses were 2xx with the expected body (0 non-2xx, 0 errors; the plugin variants carried a real throttle status).`,
+      responseNote(results),
     ].filter((note): note is string => note !== undefined),
     seconds: (performance.now() - started) / 1000,
   };
@@ -88,6 +102,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
 
 export interface HttpLatencyOptions {
   servers: ReadonlyMap<HttpVariant, VariantServer>;
+  lenient: boolean;
   connections: number;
   /** Requests per second, far below saturation. */
   rate: number;
@@ -98,9 +113,9 @@ export interface HttpLatencyOptions {
 /** Section 5: p50/p99 added by the plugin at a fixed moderate request rate. */
 export async function httpLatency(options: HttpLatencyOptions): Promise<SectionResult> {
   const started = performance.now();
-  const { servers, connections, rate, rounds, seconds } = options;
+  const { servers, connections, rate, rounds, seconds, lenient } = options;
   const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis'];
-  const results = await alternate(servers, variants, rounds, (server) =>
+  const results = await alternate(servers, variants, rounds, lenient, (server) =>
     load({ url: server.url, variant: server.variant, connections, seconds, overallRate: rate }),
   );
   const bare = results.get('bare')!;
@@ -131,7 +146,7 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
       `autocannon at a fixed ${rate} req/s (overallRate) over ${connections} connections, ${rounds} alternating rounds of ${seconds} s; ` +
       `the added latency is the median of the per-round differences to bare.`,
     rows,
-    notes: [],
+    notes: [responseNote(results)],
     seconds: (performance.now() - started) / 1000,
   };
 }

@@ -1,0 +1,69 @@
+/**
+ * One variant of the bookstore example in its own process, for the HTTP sections: started by
+ * bench/http/servers.ts with `fork`, it listens on a free loopback port and sends `{ url }` back.
+ *
+ *   node --import tsx bench/http/server.ts <variant> [redis-url]
+ *
+ * Every variant serves the example's schema, resolvers and data; they differ only in what guards
+ * them. The budget is far larger than a run can spend: the benchmark measures the plugin's
+ * overhead, not rejections.
+ */
+import { readFileSync } from 'node:fs';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { startStandaloneServer } from '@apollo/server/standalone';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { costDirectivesTypeDefs, queryBudgetPlugin } from '../../src/index.js';
+import { callerFromRequest } from '../../examples/bookstore/callers.js';
+import { Catalogue } from '../../examples/bookstore/data.js';
+import { resolvers, type BookstoreContext } from '../../examples/bookstore/resolvers.js';
+import { storeFromEnv } from '../../examples/bookstore/stores.js';
+import { isHttpVariant, UNLIMITED_POLICY } from './variants.js';
+
+async function main(): Promise<void> {
+  const [variant, redisUrl] = process.argv.slice(2);
+  if (!isHttpVariant(variant)) throw new RangeError(`unknown variant ${String(variant)}`);
+  const typeDefs = readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
+
+  // The example's own store selection: MemoryBucketStore, or RedisBucketStore when REDIS_URL is set.
+  const selected = storeFromEnv(variant === 'plugin-redis' ? { REDIS_URL: redisUrl } : {});
+  if (!(await selected.ready())) throw new Error(`store not ready: ${selected.description}`);
+
+  const plugins: ApolloServerPlugin<BookstoreContext>[] = [];
+  if (variant === 'plugin-memory' || variant === 'plugin-redis') {
+    plugins.push(
+      queryBudgetPlugin<BookstoreContext>({
+        store: selected.store,
+        identify: ({ contextValue }) => contextValue.caller.id,
+        policy: UNLIMITED_POLICY,
+        // Every measured request must really be charged: a store failure is a 503 (counted and
+        // reported), never a silent pass, and a busy machine gets 1 s before that happens.
+        onStoreError: 'deny',
+        storeTimeoutMs: 1000,
+      }),
+    );
+  }
+  const catalogue = new Catalogue();
+  const server = new ApolloServer<BookstoreContext>({
+    typeDefs: [costDirectivesTypeDefs, typeDefs],
+    resolvers,
+    plugins,
+    // graphql-armor's cost limit, as its README wires it into Apollo Server: a validation rule.
+    validationRules: variant === 'armor-cost-limit' ? [costLimitRule({ maxCost: 1_000_000_000 })] : [],
+  });
+  const { url } = await startStandaloneServer(server, {
+    listen: { port: 0, host: '127.0.0.1' },
+    context: async ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
+  });
+  process.send?.({ url });
+  process.once('disconnect', () => {
+    void server
+      .stop()
+      .then(() => selected.close())
+      .finally(() => process.exit(0));
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { buildSchema, parse, validate, type GraphQLSchema } from 'graphql';
+import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { costDirectivesTypeDefs, estimateCost, type CostEstimate } from '../../src/index.js';
+import { EstimateCache, estimateCacheKey } from '../../src/plugin/estimate-cache.js';
+import { bigOperationSource, countFields } from '../lib/big-operation.js';
+import { median, rotate } from '../lib/stats.js';
+import { formatInt, formatUs, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+
+export interface CostEstimateOptions {
+  /** Alternating rounds. */
+  rounds: number;
+  /** Calls per variant per round (cold: one call on each of up to 8 fresh schemas). */
+  callsPerRound: number;
+}
+
+const FIELDS = 1000;
+
+/**
+ * Section 3: CPU time to price a 1,000-field operation over the bookstore example's schema (a
+ * connection page, nested lists, fragments, a union): our `estimateCost` cold (first call on a
+ * schema, which reads its cost directives) and warm, the plugin's estimate-cache hit, and
+ * graphql-query-complexity's `getComplexity` with `simpleEstimator` on the same document.
+ */
+export async function costEstimate(options: CostEstimateOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const { rounds, callsPerRound } = options;
+  const typeDefs = costDirectivesTypeDefs + readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
+  const source = bigOperationSource(FIELDS, parse);
+  const document = parse(source);
+  const fields = countFields(document);
+  const variables = { first: 5 };
+  const schema = buildSchema(typeDefs);
+  const errors = validate(schema, document);
+  if (errors.length > 0) throw new Error(`benchmark operation is invalid: ${errors[0]!.message}`);
+
+  // What the plugin does on a repeated operation: key from Apollo's query hash, variables and name.
+  const cache = new EstimateCache<CostEstimate>(1000);
+  const queryHash = createHash('sha256').update(source).digest('hex');
+  const cacheKey = (): string => estimateCacheKey(queryHash, 'Big', variables)!;
+  cache.set(cacheKey(), estimateCost({ schema, document, variables }));
+
+  const timeCalls = (call: () => number): number => {
+    const start = performance.now();
+    for (let index = 0; index < callsPerRound; index++) call();
+    return ((performance.now() - start) * 1000) / callsPerRound;
+  };
+  const fresh: GraphQLSchema[] = [];
+  const coldCalls = Math.min(callsPerRound, 8);
+  const variants = {
+    gqc: () => timeCalls(() => getComplexity({ schema, query: document, variables, estimators: [simpleEstimator({ defaultComplexity: 1 })] })),
+    warm: () => timeCalls(() => {
+      const estimate = estimateCost({ schema, document, variables });
+      return estimate.typeCost + estimate.fieldCost;
+    }),
+    cold: () => {
+      // A new schema object per call (built outside the timed region): the first estimate reads its cost table.
+      fresh.length = 0;
+      for (let index = 0; index < coldCalls; index++) fresh.push(buildSchema(typeDefs));
+      let total = 0;
+      for (const each of fresh) {
+        const start = performance.now();
+        estimateCost({ schema: each, document, variables });
+        total += performance.now() - start;
+      }
+      return (total * 1000) / coldCalls;
+    },
+    cached: () => timeCalls(() => cache.get(cacheKey())!.typeCost),
+  } as const;
+  type Name = keyof typeof variants;
+  const names = Object.keys(variants) as Name[];
+  const samples = new Map<Name, number[]>(names.map((name) => [name, []]));
+
+  for (const name of names) variants[name](); // warm-up: JIT
+  for (let round = 0; round < rounds; round++) {
+    for (const name of rotate(names, round)) samples.get(name)!.push(variants[name]());
+  }
+
+  const us = (name: Name): number => median(samples.get(name)!);
+  const gqc = us('gqc');
+  const estimate = estimateCost({ schema, document, variables });
+  const complexity = getComplexity({ schema, query: document, variables, estimators: [simpleEstimator({ defaultComplexity: 1 })] });
+  const row = (name: Name, label: string): Row =>
+    ratioRow(label, `${formatUs(us(name))} per call`, { microsecondsMedian: us(name) }, { value: us(name) / gqc, of: 'getComplexity time' });
+  const rows: Row[] = [
+    { variant: 'graphql-query-complexity getComplexity, simpleEstimator', value: `${formatUs(gqc)} per call`, metrics: { microsecondsMedian: gqc } },
+    row('cold', 'estimateCost, cold (first call on a schema)'),
+    row('warm', 'estimateCost, cost table cached'),
+    row('cached', "plugin's estimate cache hit"),
+  ];
+  return {
+    id: 'cost-estimate',
+    title: '3. Cost estimate, 1,000-field operation',
+    method:
+      `${formatInt(fields)} fields after fragment expansion (connections, nested lists, fragments, a union) over the bookstore schema; ` +
+      `median per-call time of ${rounds} alternating rounds of ${callsPerRound} calls; lower is better.`,
+    rows,
+    notes: [
+      `Same document: estimateCost = { typeCost ${formatInt(estimate.typeCost)}, fieldCost ${formatInt(estimate.fieldCost)} }; ` +
+        `getComplexity = ${formatInt(complexity)} (one point per field, no list sizes).`,
+    ],
+    seconds: (performance.now() - started) / 1000,
+  };
+}
