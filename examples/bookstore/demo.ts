@@ -13,7 +13,7 @@ export interface DemoOptions {
   url?: string;
   /** Short run (a few seconds) for CI. @default false */
   quick?: boolean;
-  /** Where to write the chart. @default 'demo-budget.svg' in the current directory */
+  /** Where to write the chart (relative to the directory the command was typed in). @default 'demo-budget.svg' */
   out?: string;
   /** Receives each printed line. @default console.log */
   print?: (line: string) => void;
@@ -54,7 +54,7 @@ const CALLERS: DemoCaller[] = [
   },
 ];
 
-/** The cheapest operation there is (1 token: the root type), to watch the bucket refill. */
+/** An operation that costs nothing (`__typename` is free), to watch the bucket refill. */
 const PROBE = { label: 'probe { __typename }', query: '{ __typename }' };
 
 interface CostExtension {
@@ -78,7 +78,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const url = options.url ?? 'http://localhost:4000/';
   const quick = options.quick ?? false;
   const print = options.print ?? ((line: string) => console.log(line));
-  const svgPath = resolve(options.out ?? 'demo-budget.svg');
+  // `npm run` moves to the package root; INIT_CWD is where the user typed the command.
+  const svgPath = resolve(process.env.INIT_CWD ?? process.cwd(), options.out ?? 'demo-budget.svg');
   const throttleSeconds = quick ? 2.5 : 10;
   const refillSeconds = quick ? 2 : 21;
   const probeEverySeconds = quick ? 0.5 : 2;
@@ -168,7 +169,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   phases.push({ name: 'throttle (obeying Retry-After)', start: phases[0]?.end ?? 0, end: now() });
 
   // 3. Refill: stop spending and watch the buckets fill back up with a cheap probe.
-  print(paint('1', `— refill: only a cheap probe every ${probeEverySeconds} s (${refillSeconds} s)`));
+  print(paint('1', `— refill: stop spending; a free probe every ${probeEverySeconds} s (${refillSeconds} s)`));
   const refillStart = now();
   const refillEnd = refillStart + refillSeconds;
   await Promise.all(

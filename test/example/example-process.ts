@@ -20,7 +20,8 @@ export interface ScriptRun {
 export function runScript(script: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): ScriptRun {
   const child = spawn(process.execPath, ['--import', TSX, `${ROOT}${script}`, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    // INIT_CWD is where `npm run` was typed; here, the directory the script runs in.
+    env: { ...process.env, NO_COLOR: '1', INIT_CWD: options.cwd ?? ROOT, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
