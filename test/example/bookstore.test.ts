@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEYS, TIERS } from '../../examples/bookstore/callers.js';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { runScript, startExample, type RunningExample } from './example-process.js';
 import { allElements, parseXml } from './xml.js';
@@ -137,6 +138,23 @@ describe('with REDIS_URL', () => {
       client.disconnect();
     }
   });
+});
+
+describe('with REDIS_CLUSTER_NODES', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  const nodes = (): string => cluster.startupNodes.map((node) => `${node.host}:${node.port}`).join(',');
+  describeStore(
+    'RedisBucketStore over an ioredis Cluster',
+    () => ({ REDIS_CLUSTER_NODES: nodes() }),
+    () => new RegExp(`^Bucket store: RedisBucketStore on the Redis Cluster at ${nodes().replaceAll('.', '\\.').replaceAll(',', ', ')}$`),
+  );
 });
 
 describe('npm run demo -- --quick', () => {
