@@ -10,6 +10,7 @@
  *
  * Goals are printed next to each ratio; a missed goal is reported, never an exit code.
  */
+import { nodeEnv } from './lib/production-env.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ import { machineInfo } from './lib/machine.js';
 import { connect, startBenchRedis } from './lib/redis.js';
 import type { RunResult, SectionResult } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
-import { markdownTable, textTable } from './lib/table.js';
+import { markdownReport, textTable } from './lib/table.js';
 import { costEstimate } from './sections/cost-estimate.js';
 import { httpLatency, httpThroughput } from './sections/http.js';
 import { redisMemory } from './sections/redis-memory.js';
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     console.log(
       `graphql-budget benchmarks (${quick ? 'quick smoke run: samples too small to quote' : 'full run'}) on ` +
         `${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, Redis ${machine.redis} (port ${redis.port}); ` +
-        `load average ${machine.loadStart.toFixed(2)}`,
+        `NODE_ENV=${nodeEnv}; load average ${machine.loadStart.toFixed(2)}`,
     );
     const store = new RedisBucketStore(client, { prefix: 'bench:' });
 
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
     };
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
-    writeFileSync(join(out, 'latest.md'), `${markdownTable(run)}\n`);
+    writeFileSync(join(out, 'latest.md'), `${markdownReport(run)}\n`);
     writeFileSync(join(out, 'latest.svg'), renderSvg(run));
     const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`));
     console.log(

@@ -8,6 +8,7 @@
  * them. The budget is far larger than a run can spend: the benchmark measures the plugin's
  * overhead, not rejections.
  */
+import '../lib/production-env.js';
 import { readFileSync } from 'node:fs';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';

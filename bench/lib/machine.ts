@@ -29,6 +29,7 @@ export async function machineInfo(client: Redis): Promise<MachineInfo> {
     node: process.versions.node,
     redis: (await infoField(client, 'server', 'redis_version')) ?? 'unknown',
     os: `${osType()} ${release()}`,
+    nodeEnv: process.env.NODE_ENV ?? '',
     loadStart: loadavg()[0]!,
     loadEnd: Number.NaN,
   };

@@ -45,6 +45,8 @@ export interface MachineInfo {
   node: string;
   redis: string;
   os: string;
+  /** NODE_ENV of the run and of the HTTP server processes. */
+  nodeEnv: string;
   /** 1-minute load average at the start and at the end of the run. */
   loadStart: number;
   loadEnd: number;

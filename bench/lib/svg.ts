@@ -1,8 +1,8 @@
 import { formatGoal, formatRatio, type RunResult } from './report.js';
 
-const WIDTH = 860;
+const WIDTH = 1000;
 const LABEL = 330;
-const PLOT = 400;
+const PLOT = 380;
 const ROW = 22;
 const HEAD = 28;
 

@@ -26,19 +26,16 @@ function escapeCell(text: string): string {
   return text.replaceAll('|', '\\|');
 }
 
-/** The whole run as Markdown: one table with a section column, then every section's notes. */
-export function markdownTable(run: RunResult): string {
-  const out = ['| Section | Variant | Result | Ratio | Goal | Verdict |', '|---|---|---|---|---|---|'];
+/** The whole run as Markdown: per section, how it was measured, a table, and the notes. */
+export function markdownReport(run: RunResult): string {
+  const out: string[] = [];
   for (const section of run.sections) {
-    section.rows.forEach((row, index) => {
-      const line = [index === 0 ? section.title : '', ...cells(row)].map(escapeCell);
-      out.push(`| ${line.join(' | ')} |`);
-    });
-  }
-  const notes = run.sections.flatMap((section) => section.notes);
-  if (notes.length > 0) {
+    out.push(`**${section.title}.** ${section.method}`, '');
+    out.push(`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`);
+    for (const row of section.rows) out.push(`| ${cells(row).map(escapeCell).join(' | ')} |`);
     out.push('');
-    for (const note of notes) out.push(`- ${note}`);
+    for (const note of section.notes) out.push(`- ${note}`);
+    if (section.notes.length > 0) out.push('');
   }
-  return out.join('\n');
+  return out.join('\n').trimEnd();
 }
