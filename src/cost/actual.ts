@@ -1,13 +1,7 @@
-import { getNamedType, getNullableType, isLeafType, isListType, isObjectType } from 'graphql';
-import type {
-  FieldNode,
-  GraphQLAbstractType,
-  GraphQLObjectType,
-  GraphQLOutputType,
-  SelectionSetNode,
-} from 'graphql';
-import type { CostTable } from './cost-table.js';
-import { addCost, maxCost, reported, ZERO_COST, type Cost } from './cost-math.js';
+import { isObjectType } from 'graphql';
+import type { FieldNode, GraphQLAbstractType, GraphQLObjectType, SelectionSetNode } from 'graphql';
+import type { CostTable, FieldCostRule } from './cost-table.js';
+import { maxCost, reported, ZERO_COST, type Cost } from './cost-math.js';
 import { fieldDefinition, priceFieldCall } from './field-call.js';
 import type { CollectedFields, FieldCollector } from './field-collector.js';
 import type { ResolvedOperation } from './operation.js';
@@ -44,11 +38,15 @@ export class ActualCoster {
   }
 
   private objectCost(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], value: ResponseObject): Cost {
-    let cost: Cost = { typeCost: this.table.typeWeight(type), fieldCost: 0 };
+    let typeCost = this.table.typeWeight(type);
+    let fieldCost = 0;
     for (const [responseKey, nodes] of this.collector.collect(type, selectionSets)) {
-      if (Object.hasOwn(value, responseKey)) cost = addCost(cost, this.fieldCost(type, nodes, value[responseKey]));
+      if (!Object.hasOwn(value, responseKey)) continue;
+      const field = this.fieldCost(type, nodes, value[responseKey]);
+      typeCost += field.typeCost;
+      fieldCost += field.fieldCost;
     }
-    return cost;
+    return { typeCost, fieldCost };
   }
 
   private fieldCost(parent: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): Cost {
@@ -56,30 +54,34 @@ export class ActualCoster {
     if (definition === undefined) return ZERO_COST;
     const call = priceFieldCall(this.table, definition, nodes, this.operation.variables);
     if (call.isIntrospection && this.introspectionIsFree) return ZERO_COST;
-    const selectionSets = nodes.map((node) => node.selectionSet as SelectionSetNode);
-    const returned = this.valueCost(definition.type, selectionSets, value);
+    const selectionSets = call.rule.returnsLeaf ? [] : nodes.map((node) => node.selectionSet as SelectionSetNode);
+    const returned = this.valueCost(call.rule, call.rule.listDepth, selectionSets, value);
     return {
       typeCost: Math.max(0, returned.typeCost),
       fieldCost: Math.max(0, call.callCost + returned.fieldCost),
     };
   }
 
-  private valueCost(type: GraphQLOutputType, selectionSets: readonly SelectionSetNode[], value: unknown): Cost {
+  /** Cost of a returned value `depth` list levels above the field's named type. */
+  private valueCost(rule: FieldCostRule, depth: number, selectionSets: readonly SelectionSetNode[], value: unknown): Cost {
     if (value === null || value === undefined) return ZERO_COST;
-    const nullable = getNullableType(type);
-    if (isListType(nullable)) {
+    if (depth > 0) {
       if (!Array.isArray(value)) return ZERO_COST;
-      let cost = ZERO_COST;
-      for (const item of value) cost = addCost(cost, this.valueCost(nullable.ofType, selectionSets, item));
-      return cost;
+      let typeCost = 0;
+      let fieldCost = 0;
+      for (const item of value) {
+        const cost = this.valueCost(rule, depth - 1, selectionSets, item);
+        typeCost += cost.typeCost;
+        fieldCost += cost.fieldCost;
+      }
+      return { typeCost, fieldCost };
     }
-    const named = getNamedType(nullable);
-    if (isLeafType(named)) return { typeCost: this.table.typeWeight(named), fieldCost: 0 };
+    if (rule.returnsLeaf) return { typeCost: this.table.typeWeight(rule.namedType), fieldCost: 0 };
     if (typeof value !== 'object') return ZERO_COST;
     const object = value as ResponseObject;
-    if (isObjectType(named)) return this.objectCost(named, selectionSets, object);
+    if (rule.objectType !== undefined) return this.objectCost(rule.objectType, selectionSets, object);
     let cost: Cost | undefined;
-    for (const candidate of this.runtimeTypes(named, selectionSets, object)) {
+    for (const candidate of this.runtimeTypes(rule.namedType as GraphQLAbstractType, selectionSets, object)) {
       const candidateCost = this.objectCost(candidate, selectionSets, object);
       cost = cost === undefined ? candidateCost : maxCost(cost, candidateCost);
     }

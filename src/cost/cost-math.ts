@@ -11,9 +11,6 @@ export function scale(count: number, cost: number): number {
   return count === 0 || cost === 0 ? 0 : count * cost;
 }
 
-export function addCost(a: Cost, b: Cost): Cost {
-  return { typeCost: a.typeCost + b.typeCost, fieldCost: a.fieldCost + b.fieldCost };
-}
 
 /** Componentwise maximum: the cost of the costlier of two exclusive cases. */
 export function maxCost(a: Cost, b: Cost): Cost {

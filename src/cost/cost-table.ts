@@ -12,6 +12,7 @@ import {
   isInputObjectType,
   isInterfaceType,
   isIntrospectionType,
+  isLeafType,
   isListType,
   isObjectType,
   isScalarType,
@@ -40,11 +41,19 @@ export interface ListSizeRule {
   readonly sizedFields: readonly string[];
 }
 
-/** What a field costs to resolve, before arguments. */
+/** What a field costs to resolve, before arguments, and the shape of what it returns. */
 export interface FieldCostRule {
   /** `@cost` weight of the field, or the default: 1 for composite return types, 0 for leaves. */
   readonly weight: number;
   readonly listSize: ListSizeRule | undefined;
+  /** The named type the field returns. */
+  readonly namedType: GraphQLNamedType;
+  /** How many list levels wrap the named type: 0 for `T`, 1 for `[T!]!`, 2 for `[[T]]`. */
+  readonly listDepth: number;
+  /** Whether the named type is a scalar or enum (no selection below it). */
+  readonly returnsLeaf: boolean;
+  /** The named type when it is an object type (so a selection below it needs no type resolution). */
+  readonly objectType: GraphQLObjectType | undefined;
 }
 
 type DirectiveHolder = { readonly directives?: ReadonlyArray<ConstDirectiveNode> };
@@ -88,6 +97,7 @@ export class CostTable {
   private readonly typeWeights = new Map<GraphQLNamedType, number>();
   private readonly fieldRules = new Map<AnyField, FieldCostRule>();
   private readonly inputWeights = new Map<InputValue, number>();
+  private readonly objectTypes = new Map<GraphQLNamedType, boolean>();
 
   constructor(schema: GraphQLSchema) {
     this.schema = schema;
@@ -140,7 +150,7 @@ export class CostTable {
           .filter((candidate): candidate is AnyField => candidate !== undefined);
         const weight = explicitWeights.get(field) ?? maxOf(inherited.map((f) => explicitWeights.get(f)));
         const listSize = explicitListSizes.get(field) ?? firstOf(inherited.map((f) => explicitListSizes.get(f)));
-        this.fieldRules.set(field, { weight: weight ?? defaultFieldWeight(field), listSize });
+        this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSize));
         for (const arg of field.args) {
           const inheritedArgs = inherited.map((f) => f.args.find((a) => a.name === arg.name));
           const argWeight =
@@ -162,26 +172,61 @@ export class CostTable {
    * scalars and enums; for an interface or union, the largest weight of its possible types.
    */
   typeWeight(type: GraphQLNamedType): number {
-    const explicit = this.typeWeights.get(type);
-    if (explicit !== undefined) return explicit;
-    if (isAbstractType(type)) {
-      const weights = this.schema.getPossibleTypes(type).map((possible) => this.typeWeight(possible));
-      const weight = weights.length === 0 ? 1 : Math.max(...weights);
+    let weight = this.typeWeights.get(type);
+    if (weight === undefined) {
+      if (isAbstractType(type)) {
+        const weights = this.schema.getPossibleTypes(type).map((possible) => this.typeWeight(possible));
+        weight = weights.length === 0 ? 1 : Math.max(...weights);
+      } else {
+        weight = isCompositeType(type) ? 1 : 0;
+      }
       this.typeWeights.set(type, weight);
-      return weight;
     }
-    return isCompositeType(type) ? 1 : 0;
+    return weight;
+  }
+
+  /** Whether a named type is an object type (cheaper than graphql-js's checked `isObjectType`). */
+  isObjectType(type: GraphQLNamedType): type is GraphQLObjectType {
+    let known = this.objectTypes.get(type);
+    if (known === undefined) {
+      known = isObjectType(type);
+      this.objectTypes.set(type, known);
+    }
+    return known;
   }
 
   /** Weight and list-size rule of a field (meta fields such as `__schema` get the defaults). */
   field(field: AnyField): FieldCostRule {
-    return this.fieldRules.get(field) ?? { weight: defaultFieldWeight(field), listSize: undefined };
+    let rule = this.fieldRules.get(field);
+    if (rule === undefined) {
+      rule = fieldRule(field, defaultFieldWeight(field), undefined);
+      this.fieldRules.set(field, rule);
+    }
+    return rule;
   }
 
   /** Weight of an argument, directive argument or input field when a value is present for it. */
   inputWeight(value: InputValue): number {
     return this.inputWeights.get(value) ?? defaultInputWeight(value.type);
   }
+}
+
+function fieldRule(field: AnyField, weight: number, listSize: ListSizeRule | undefined): FieldCostRule {
+  let listDepth = 0;
+  let type = getNullableType(field.type);
+  while (isListType(type)) {
+    listDepth += 1;
+    type = getNullableType(type.ofType);
+  }
+  const namedType = getNamedType(field.type);
+  return {
+    weight,
+    listSize,
+    namedType,
+    listDepth,
+    returnsLeaf: isLeafType(namedType),
+    objectType: isObjectType(namedType) ? namedType : undefined,
+  };
 }
 
 function defaultFieldWeight(field: AnyField): number {

@@ -1,15 +1,8 @@
-import { getNamedType, getNullableType, isLeafType, isListType, isObjectType } from 'graphql';
-import type {
-  FieldNode,
-  GraphQLCompositeType,
-  GraphQLObjectType,
-  GraphQLOutputType,
-  SelectionSetNode,
-} from 'graphql';
+import type { FieldNode, GraphQLCompositeType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable } from './cost-table.js';
 import { fieldDefinition, priceFieldCall } from './field-call.js';
 import type { FieldCollector } from './field-collector.js';
-import { addCost, maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
+import { maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
 import type { ResolvedOperation } from './operation.js';
 import type { CostEstimate, FieldCostBreakdown } from './types.js';
 
@@ -81,7 +74,7 @@ export class StaticEstimator {
     sized: SizedFields | undefined,
     trace: Trace | undefined,
   ): Cost {
-    if (isObjectType(type)) return this.objectCost(type, selectionSets, sized, trace);
+    if (this.table.isObjectType(type)) return this.objectCost(type, selectionSets, sized, trace);
     let best = ZERO_COST;
     let bestTotal = Number.NEGATIVE_INFINITY;
     let bestEntries: FieldCostBreakdown[] = [];
@@ -105,16 +98,20 @@ export class StaticEstimator {
     sized: SizedFields | undefined,
     trace: Trace | undefined,
   ): Cost {
+    const collectKey = `${type.name}:${this.collector.keyOf(selectionSets)}`;
     const key =
-      trace === undefined
-        ? `${type.name}:${this.collector.keyOf(selectionSets)}${sized === undefined ? '' : `|${sized.size}:${sized.names.join(',')}`}`
-        : undefined;
+      trace !== undefined ? undefined : sized === undefined ? collectKey : `${collectKey}|${sized.size}:${sized.names.join(',')}`;
     const cached = key === undefined ? undefined : this.memo.get(key);
     if (cached !== undefined) return cached;
-    let cost: Cost = { typeCost: this.table.typeWeight(type), fieldCost: 0 };
-    for (const [responseKey, nodes] of this.collector.collect(type, selectionSets)) {
-      cost = addCost(cost, this.fieldCost(type, responseKey, nodes, sized, trace));
+    let typeCost = this.table.typeWeight(type);
+    let fieldCost = 0;
+    for (const [responseKey, nodes] of this.collector.collect(type, selectionSets, collectKey)) {
+      this.collector.tick();
+      const field = this.fieldCost(type, responseKey, nodes, sized, trace);
+      typeCost += field.typeCost;
+      fieldCost += field.fieldCost;
     }
+    const cost = { typeCost, fieldCost };
     if (key !== undefined) this.memo.set(key, cost);
     return cost;
   }
@@ -140,9 +137,10 @@ export class StaticEstimator {
     let size = this.settings.defaultListSize;
     if (sized !== undefined && sized.names.includes(name)) size = sized.size;
     else if (ownSizedFields.length === 0 && call.expectedSize !== undefined) size = call.expectedSize;
-    const count = instanceCount(definition.type, size);
+    const { listDepth, namedType: named, returnsLeaf } = call.rule;
+    let count = 1;
+    for (let level = 0; level < listDepth; level += 1) count = scale(count, size);
 
-    const named = getNamedType(definition.type);
     const path = trace === undefined ? '' : trace.path === '' ? responseKey : `${trace.path}.${responseKey}`;
     trace?.sink.push({
       path,
@@ -150,10 +148,10 @@ export class StaticEstimator {
       typeCost: Math.max(0, scale(count, this.table.typeWeight(named))),
       multiplier: trace.multiplier,
     });
-    const child = isLeafType(named)
+    const child = returnsLeaf
       ? { typeCost: this.table.typeWeight(named), fieldCost: 0 }
       : this.selectionCost(
-          named,
+          named as GraphQLCompositeType,
           nodes.map((node) => node.selectionSet as SelectionSetNode),
           childSized,
           trace === undefined ? undefined : { path, multiplier: scale(trace.multiplier, count), sink: trace.sink },
@@ -163,15 +161,4 @@ export class StaticEstimator {
       fieldCost: Math.max(0, call.callCost + scale(count, child.fieldCost)),
     };
   }
-}
-
-/** How many instances of the named type a field returns: 1, or the size once per list level. */
-function instanceCount(type: GraphQLOutputType, size: number): number {
-  let count = 1;
-  let current = getNullableType(type);
-  while (isListType(current)) {
-    count = scale(count, size);
-    current = getNullableType(current.ofType);
-  }
-  return count;
 }

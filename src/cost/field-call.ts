@@ -15,14 +15,18 @@ import type {
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
-import type { CostTable, ListSizeRule } from './cost-table.js';
+import type { CostTable, FieldCostRule, ListSizeRule } from './cost-table.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
+
+const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
 type Variables = Readonly<Record<string, unknown>>;
 
 /** A field of a selection, priced once per parent object. */
 export interface FieldCall {
   readonly definition: AnyField;
+  /** The field's weight, list-size rule and return shape. */
+  readonly rule: FieldCostRule;
   /** Field weight + argument and directive-argument weights, clamped at 0. */
   readonly callCost: number;
   /** The field's `@listSize` rule, if any. */
@@ -60,7 +64,8 @@ export function priceFieldCall(
 ): FieldCall {
   const rule = table.field(definition);
   const first = nodes[0] as FieldNode;
-  const args = getArgumentValues(definition, first, variables as Record<string, unknown>);
+  const args =
+    definition.args.length === 0 ? NO_ARGUMENTS : getArgumentValues(definition, first, variables as Record<string, unknown>);
   let cost = rule.weight + argumentsCost(table, definition.args, args);
   let directivesCost = 0;
   for (const node of nodes) {
@@ -76,6 +81,7 @@ export function priceFieldCall(
   cost += directivesCost;
   return {
     definition,
+    rule,
     callCost: Math.max(0, cost),
     listSize: rule.listSize,
     expectedSize: rule.listSize === undefined ? undefined : expectedListSize(rule.listSize, args),

@@ -25,7 +25,8 @@ export type CollectedFields = ReadonlyMap<string, readonly FieldNode[]>;
  * GraphQL spec "CollectFields" for one runtime object type over one or more selection sets (the
  * merged selection sets of a response key), honouring `@skip`/`@include` with the coerced
  * variables. Results are memoized per (type, selection sets), so a fragment reached along many
- * paths is expanded once; every selection actually visited counts against `maxNodes`.
+ * paths is expanded once. Every selection visited while collecting, and every field the caller
+ * prices (`tick`), counts against `maxNodes`.
  */
 export class FieldCollector {
   private readonly schema: GraphQLSchema;
@@ -44,20 +45,41 @@ export class FieldCollector {
 
   /** A string naming the selection sets by identity, for memo keys. */
   keyOf(selectionSets: readonly SelectionSetNode[]): string {
+    if (selectionSets.length === 1) return String(this.idOf(selectionSets[0] as SelectionSetNode));
     let key = '';
     for (const selectionSet of selectionSets) {
-      let id = this.ids.get(selectionSet);
-      if (id === undefined) {
-        id = this.ids.size;
-        this.ids.set(selectionSet, id);
-      }
-      key += key === '' ? String(id) : `,${id}`;
+      key += key === '' ? String(this.idOf(selectionSet)) : `,${this.idOf(selectionSet)}`;
     }
     return key;
   }
 
-  collect(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[]): CollectedFields {
-    const key = `${type.name}:${this.keyOf(selectionSets)}`;
+  private idOf(selectionSet: SelectionSetNode): number {
+    let id = this.ids.get(selectionSet);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(selectionSet, id);
+    }
+    return id;
+  }
+
+  /** Counts one unit of work against `maxNodes`. */
+  tick(): void {
+    this.visited += 1;
+    if (this.visited > this.maxNodes) {
+      throw new CostAnalysisError(
+        CostErrorCode.limit,
+        `The operation is too large to price: it expands to more than ${this.maxNodes} selections ` +
+          `(after fragment expansion), the limit. Simplify it or split it into several operations.`,
+      );
+    }
+  }
+
+  /** `key` is `${type.name}:${keyOf(selectionSets)}`, when the caller has it already. */
+  collect(
+    type: GraphQLObjectType,
+    selectionSets: readonly SelectionSetNode[],
+    key = `${type.name}:${this.keyOf(selectionSets)}`,
+  ): CollectedFields {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const fields = new Map<string, FieldNode[]>();
@@ -74,14 +96,7 @@ export class FieldCollector {
     visitedFragments: Set<string>,
   ): void {
     for (const selection of selectionSet.selections) {
-      this.visited += 1;
-      if (this.visited > this.maxNodes) {
-        throw new CostAnalysisError(
-          CostErrorCode.limit,
-          `The operation is too large to price: it expands to more than ${this.maxNodes} selections ` +
-            `(after fragment expansion), the limit. Simplify it or split it into several operations.`,
-        );
-      }
+      this.tick();
       if (!this.isIncluded(selection)) continue;
       switch (selection.kind) {
         case Kind.FIELD: {

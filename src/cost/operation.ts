@@ -53,9 +53,12 @@ export function resolveOperation(schema: GraphQLSchema, request: OperationReques
   }
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw, { maxErrors: 5 });
   if (coerced.errors !== undefined) {
+    const messages = coerced.errors.map((error) =>
+      /call stack/i.test(error.message) ? 'A variable value is nested too deeply to read.' : error.message,
+    );
     throw new CostAnalysisError(
       CostErrorCode.invalidVariables,
-      coerced.errors.map((error) => error.message).join(' '),
+      messages.join(' '),
       operation.variableDefinitions,
     );
   }

@@ -1,0 +1,145 @@
+import { parse, validate } from 'graphql';
+import type { DocumentNode } from 'graphql';
+import { simpleEstimator } from 'graphql-query-complexity';
+import { describe, expect, it } from 'vitest';
+import { createCostAnalyzer } from '../../src/cost/analyzer.js';
+import type { CostEstimate, EstimateRequest } from '../../src/cost/types.js';
+import { costSchema } from './support.js';
+
+const { schema, analyzer } = costSchema(`
+  type Query {
+    t: T
+    book: Book
+    l(first: Int): [L] @listSize(slicingArguments: ["first"])
+    search(filter: Filter): Int
+  }
+  type T { l: T, r: T, child: T, x: Int }
+  type Book { title: String }
+  type L { l(first: Int): [L] @listSize(slicingArguments: ["first"]), x: Int @cost(weight: "1") }
+  input Filter { nested: Filter, max: Int }
+`);
+
+const BUDGET_MS = 50;
+
+/** Runs once to warm up, then three times; returns the median duration and the last outcome. */
+function timed(run: () => CostEstimate): { ms: number; outcome: CostEstimate | Error } {
+  const attempt = (): CostEstimate | Error => {
+    try {
+      return run();
+    } catch (error) {
+      return error as Error;
+    }
+  };
+  attempt();
+  const durations: number[] = [];
+  let outcome: CostEstimate | Error = new Error('not run');
+  for (let i = 0; i < 3; i += 1) {
+    const start = performance.now();
+    outcome = attempt();
+    durations.push(performance.now() - start);
+  }
+  durations.sort((a, b) => a - b);
+  return { ms: durations[1] as number, outcome };
+}
+
+function estimateTimed(request: EstimateRequest, run = analyzer): { ms: number; outcome: CostEstimate | Error } {
+  return timed(() => run.estimate(request));
+}
+
+function fanOut(levels: number): DocumentNode {
+  const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on T { l { ...F${i + 1} } r { ...F${i + 1} } }`);
+  return parse(`{ t { ...F0 } } ${fragments.join(' ')} fragment F${levels} on T { x }`);
+}
+
+describe('hostile documents end quickly with a number or a clear error', () => {
+  it('10,000 aliases: the work cap error, or the exact number under a larger cap', () => {
+    const fields = Array.from({ length: 10_000 }, (_, i) => `a${i}: book { title }`).join(' ');
+    const document = parse(`{ ${fields} }`);
+    const capped = estimateTimed({ document });
+    expect(capped.outcome).toMatchObject({ extensions: { code: 'COST_ANALYSIS_LIMIT' } });
+    expect((capped.outcome as Error).message).toMatch(/more than 10000 selections/);
+    expect(capped.ms).toBeLessThan(BUDGET_MS);
+
+    const large = createCostAnalyzer(schema, { maxNodes: 50_000 });
+    expect(large.estimate({ document })).toEqual({ typeCost: 10_001, fieldCost: 10_000 });
+  });
+
+  it('depth 1,000: the exact number', () => {
+    const depth = 1_000;
+    const document = parse(`{ t { ${'child { '.repeat(depth)}x${' }'.repeat(depth)} } }`);
+    expect(validate(schema, document)).toEqual([]);
+    const { ms, outcome } = estimateTimed({ document });
+    expect(outcome).toEqual({ typeCost: 2 + depth, fieldCost: 1 + depth });
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('fragment fan-out 2^20: the exact number, as each fragment is priced once', () => {
+    const document = fanOut(20);
+    expect(validate(schema, document)).toEqual([]);
+    const { ms, outcome } = estimateTimed({ document });
+    expect(outcome).toEqual({ typeCost: 2 ** 21, fieldCost: 2 ** 21 - 1 });
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('fragment fan-out 2^20 with the breakdown (no memo): the work cap error', () => {
+    const { ms, outcome } = estimateTimed({ document: fanOut(20), breakdown: true });
+    expect(outcome).toMatchObject({ extensions: { code: 'COST_ANALYSIS_LIMIT' } });
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('fragment fan-out 2^20 through graphql-query-complexity: the work cap error', () => {
+    const bridged = createCostAnalyzer(schema, { estimators: [simpleEstimator({ defaultComplexity: 1 })] });
+    const { ms, outcome } = estimateTimed({ document: fanOut(20) }, bridged);
+    expect(outcome).toMatchObject({ extensions: { code: 'COST_ANALYSIS_LIMIT' } });
+    // graphql-query-complexity has no memo: it walks maxNodes selections before it stops.
+    expect(ms).toBeLessThan(4 * BUDGET_MS);
+  });
+
+  it('a fragment cycle (unvalidated document): the work cap error, not a hang', () => {
+    const document = parse('{ t { ...C } } fragment C on T { child { ...C } }');
+    const { ms, outcome } = estimateTimed({ document });
+    expect(outcome).toMatchObject({ extensions: { code: 'COST_ANALYSIS_LIMIT' } });
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('first: -1 counts as an empty list', () => {
+    const { ms, outcome } = estimateTimed({ document: parse('{ l(first: -1) { x l(first: 5) { x } } }') });
+    expect(outcome).toEqual({ typeCost: 1, fieldCost: 1 });
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('first: 2^31 - 1 nested three deep is Infinity, never NaN', () => {
+    const max = 2 ** 31 - 1;
+    const document = parse(`{ l(first: ${max}) { l(first: ${max}) { l(first: ${max}) { x } } } }`);
+    const { ms, outcome } = estimateTimed({ document });
+    expect(outcome).toEqual({ typeCost: Infinity, fieldCost: Infinity });
+    expect(ms).toBeLessThan(BUDGET_MS);
+    const variables = { n: max };
+    const viaVariables = estimateTimed({
+      document: parse('query Q($n: Int) { l(first: $n) { l(first: $n) { l(first: $n) { x } } } }'),
+      variables,
+    });
+    expect(viaVariables.outcome).toEqual({ typeCost: Infinity, fieldCost: Infinity });
+  });
+
+  it('variables of the wrong type: BAD_USER_INPUT naming the variable', () => {
+    const document = parse('query Q($n: Int, $f: Filter) { l(first: $n) { x } search(filter: $f) }');
+    for (const variables of [{ n: 'many' }, { n: 1.5 }, { f: { max: 'x' } }, { f: [1, 2] }, { n: { $gt: 1 } }]) {
+      const { ms, outcome } = estimateTimed({ document, variables });
+      expect(outcome).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+      expect((outcome as Error).message).toMatch(/\$[nf]/);
+      expect(ms).toBeLessThan(BUDGET_MS);
+    }
+  });
+
+  it('a variable nested 100,000 levels deep: a clear error, not a crash', () => {
+    let filter: Record<string, unknown> = { max: 1 };
+    for (let i = 0; i < 100_000; i += 1) filter = { nested: filter };
+    const document = parse('query Q($f: Filter) { search(filter: $f) }');
+    const { outcome } = estimateTimed({ document, variables: { f: filter } });
+    expect(outcome).toMatchObject({
+      message: 'A variable value is nested too deeply to read.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  });
+});

@@ -1,0 +1,29 @@
+import { buildSchema, parse, validate } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { expect } from 'vitest';
+import { createCostAnalyzer } from '../../src/cost/analyzer.js';
+import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
+import type { CostAnalyzer, CostAnalyzerOptions, CostEstimate } from '../../src/cost/types.js';
+
+type Variables = Record<string, unknown>;
+
+/** A schema from SDL (the cost directives are prepended) and the cost helpers over it. */
+export function costSchema(sdl: string, options?: CostAnalyzerOptions) {
+  const schema: GraphQLSchema = buildSchema(costDirectivesTypeDefs + sdl);
+  const analyzer: CostAnalyzer = createCostAnalyzer(schema, options);
+  const documentOf = (query: string) => {
+    const document = parse(query);
+    const errors = validate(schema, document);
+    if (errors.length > 0) throw errors[0];
+    return document;
+  };
+  const estimate = (query: string, variables?: Variables, operationName?: string): CostEstimate => {
+    const { typeCost, fieldCost } = analyzer.estimate({ document: documentOf(query), variables, operationName });
+    return { typeCost, fieldCost };
+  };
+  const actual = (query: string, data: Variables | null, variables?: Variables): CostEstimate =>
+    analyzer.actual({ document: documentOf(query), variables, data });
+  /** `expectCost(query).toEqual({ typeCost, fieldCost })` */
+  const expectCost = (query: string, variables?: Variables) => expect(estimate(query, variables));
+  return { schema, analyzer, documentOf, estimate, actual, expectCost };
+}
