@@ -8,6 +8,18 @@ import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSe
  * caller whose budget is empty.
  */
 export function isIntrospectionOnly(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  // Apollo reuses parsed documents from its document store, so most requests hit this cache.
+  let answer = known.get(operation);
+  if (answer === undefined) {
+    answer = selectsOnlyIntrospection(document, operation);
+    known.set(operation, answer);
+  }
+  return answer;
+}
+
+const known = new WeakMap<OperationDefinitionNode, boolean>();
+
+function selectsOnlyIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   const fragments = new Map<string, SelectionSetNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);

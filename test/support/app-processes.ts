@@ -14,6 +14,8 @@ export interface AppServerEnv {
   STORE_TIMEOUT_MS?: number;
   BREAKER_COOLDOWN_MS?: number;
   MODE?: 'enforce' | 'measure';
+  /** '1': no budget plugin (a baseline). */
+  BARE?: '1';
 }
 
 /** One app server running in its own OS process. */

@@ -15,6 +15,7 @@
  *   BREAKER_COOLDOWN_MS  circuit breaker cool-down (ms)           default 500
  *   MODE                 enforce | measure (anything else: enforce) default enforce
  *   PORT                 0 picks a free port                      default 0
+ *   BARE                 1: no budget plugin at all (a baseline for benchmarks)
  *
  * Schema (test/support/items-schema.ts): `items(first: Int = 10, returned: Int)` is a list sliced by
  * `first`, so `first` sets a request's cost; `returned` makes the resolver return fewer items than
@@ -93,7 +94,7 @@ const server = new ApolloServer<TestContext>({
   resolvers: itemsResolvers,
   allowBatchedHttpRequests: true,
   includeStacktraceInErrorResponses: false,
-  plugins: [
+  plugins: env.BARE === '1' ? [] : [
     queryBudgetPlugin<TestContext>({
       identify: ({ contextValue }) => contextValue.user ?? 'anonymous',
       policy: { capacity: number('CAPACITY', 100), refillPerSecond: number('REFILL_PER_SECOND', 0) },
