@@ -15,7 +15,7 @@ const PROCESSES = 4;
 const IN_FLIGHT = 32;
 
 /** Starts every worker, waits until all are connected, starts them together, collects reports. */
-async function hammer(job: Omit<WorkerJob, 'port'>, runForUs?: number): Promise<WorkerReport[]> {
+async function hammer(job: Omit<WorkerJob, 'port'>, runForUs?: number): Promise<{ reports: WorkerReport[]; untilUs?: number }> {
   const port = inject('redisPort');
   const children: ChildProcess[] = [];
   try {
@@ -47,7 +47,7 @@ async function hammer(job: Omit<WorkerJob, 'port'>, runForUs?: number): Promise<
     }
     const go: WorkerGo = { go: true, untilUs };
     for (const { child } of reports) child.send(go);
-    return await Promise.all(done);
+    return { reports: await Promise.all(done), untilUs };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill();
   }
@@ -66,7 +66,7 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
 
   it('admit exactly capacity tokens when the bucket does not refill', async () => {
     const policy = { capacity: 1000, refillPerSecond: 0 };
-    const reports = await hammer({ prefix, key: 'exact', policy, costs: [1], total: 400, inFlight: IN_FLIGHT, mode: 'store' });
+    const { reports } = await hammer({ prefix, key: 'exact', policy, costs: [1], total: 400, inFlight: IN_FLIGHT, mode: 'store' });
     expect(sum(reports, 'sent')).toBe(PROCESSES * 400);
     expect(sum(reports, 'admitted')).toBe(1000);
     expect(reports.every((r) => r.admitted > 0)).toBe(true);
@@ -75,7 +75,7 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
 
   it('never lose or invent a token with mixed costs', async () => {
     const policy = { capacity: 2003, refillPerSecond: 0 };
-    const reports = await hammer({ prefix, key: 'mixed', policy, costs: [3, 1, 5, 2, 4], total: 400, inFlight: IN_FLIGHT, mode: 'store' });
+    const { reports } = await hammer({ prefix, key: 'mixed', policy, costs: [3, 1, 5, 2, 4], total: 400, inFlight: IN_FLIGHT, mode: 'store' });
     const left = await runBucketScript(client, bucketKey(prefix, 'mixed'), { op: 'peek', amount: 0, ...policy });
     if (left.status === 'expired') throw new Error('unexpected');
     expect(sum(reports, 'admittedCost') + left.remaining).toBe(2003);
@@ -83,18 +83,25 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
   }, 60_000);
 
   it('admit capacity + refill × elapsed (±1 token) while refilling, elapsed in Redis time', async () => {
-    const policy = { capacity: 20, refillPerSecond: 400 };
-    const reports = await hammer({ prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script' }, 1_000_000);
-    const admitted = sum(reports, 'admitted');
-    const firstUs = Math.min(...reports.map((r) => r.firstUs ?? Infinity));
-    const last = reports.reduce((a, b) => ((b.lastUs ?? 0) > (a.lastUs ?? 0) ? b : a));
-    const elapsedS = ((last.lastUs as number) - firstUs) / 1e6;
-    expect(elapsedS).toBeGreaterThan(0.5);
-    // Demand (thousands per second) far exceeds supply, so no refill is wasted on a full bucket.
-    expect(sum(reports, 'sent')).toBeGreaterThan(2 * (policy.capacity + policy.refillPerSecond * elapsedS));
-    const supplied = policy.capacity + policy.refillPerSecond * elapsedS;
-    expect(Math.abs(admitted - supplied)).toBeLessThanOrEqual(1);
-    // Exact accounting at the last admitted consume: taken + left = supplied.
-    expect(admitted + (last.remainingAtLast as number)).toBeCloseTo(supplied, 6);
+    const policy = { capacity: 20, refillPerSecond: 100 };
+    const runForUs = 1_000_000;
+    const [seconds, micros] = await client.time();
+    const { reports, untilUs } = await hammer({ prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script' }, runForUs);
+    const admits = reports.flatMap((r) => r.admits ?? []).sort((a, b) => a[0] - b[0]);
+    expect(admits.length).toBe(sum(reports, 'admitted'));
+    const firstUs = (admits[0] as [number, number])[0];
+    expect(firstUs).toBeGreaterThan(Number(seconds) * 1_000_000 + Number(micros));
+    const supplied = (nowUs: number): number => policy.capacity + (policy.refillPerSecond * (nowUs - firstUs)) / 1e6;
+    // Demand (thousands per second) far exceeds supply, so no refill is wasted on a full bucket:
+    // after every admitted consume, tokens taken so far + tokens left = tokens supplied so far.
+    admits.forEach(([nowUs, remaining], index) => {
+      expect(index + 1 + remaining).toBeCloseTo(supplied(nowUs), 6);
+    });
+    // While every lane was still sending (until the stop time), the count is within one token.
+    const beforeStop = admits.filter(([nowUs]) => nowUs <= (untilUs as number));
+    const [lastUs] = beforeStop[beforeStop.length - 1] as [number, number];
+    expect((lastUs - firstUs) / 1e6).toBeGreaterThan(0.5);
+    expect(Math.abs(beforeStop.length - supplied(lastUs))).toBeLessThanOrEqual(1);
+    expect(sum(reports, 'sent')).toBeGreaterThan(2 * admits.length);
   }, 60_000);
 });

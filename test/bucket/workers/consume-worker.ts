@@ -31,10 +31,8 @@ export interface WorkerReport {
   sent: number;
   admitted: number;
   admittedCost: number;
-  /** script mode: Redis time of the first and last admitted consume (µs) and what was left after the last. */
-  firstUs?: number;
-  lastUs?: number;
-  remainingAtLast?: number;
+  /** script mode: every admitted consume as [Redis time (µs), tokens left after it]. */
+  admits?: [number, number][];
 }
 
 const send = (message: unknown): void => void process.send?.(message);
@@ -64,11 +62,7 @@ process.once('message', (job: WorkerJob) => {
     if (reply.status !== 'ok') return;
     report.admitted++;
     report.admittedCost += cost;
-    if (report.firstUs === undefined || reply.nowUs < report.firstUs) report.firstUs = reply.nowUs;
-    if (report.lastUs === undefined || reply.nowUs >= report.lastUs) {
-      report.lastUs = reply.nowUs;
-      report.remainingAtLast = reply.remaining;
-    }
+    (report.admits ??= []).push([reply.nowUs, reply.remaining]);
   };
 
   const lane = async (): Promise<void> => {
