@@ -35,7 +35,7 @@ type SectionId = (typeof SECTION_IDS)[number];
 /** Sample sizes. `full` is sized to finish in about 3–4 minutes on a quiet 2-core machine. */
 const SETTINGS = {
   full: {
-    store: { inFlight: 64, keys: 1000, rounds: 8, seconds: 1.5 },
+    store: { inFlight: 64, keys: 1000, rounds: 7, seconds: 1.25 },
     memory: { keys: 200_000 },
     cost: { rounds: 11, callsPerRound: 25 },
     http: { connections: 16, rounds: 3, seconds: 5, warmUpSeconds: 1.5 },
@@ -101,8 +101,8 @@ async function main(): Promise<void> {
       await client.flushall();
       const started = await Promise.all(HTTP_VARIANTS.map((variant) => startVariantServer(variant, redis.url)));
       for (const server of started) servers.set(server.variant, server);
-      if (only.has('http-throughput')) report(await httpThroughput({ servers, lenient: quick, ...settings.http }));
-      if (only.has('http-latency')) report(await httpLatency({ servers, lenient: quick, ...settings.latency }));
+      if (only.has('http-throughput')) report(await httpThroughput({ servers, redis: client, lenient: quick, ...settings.http }));
+      if (only.has('http-latency')) report(await httpLatency({ servers, redis: client, lenient: quick, ...settings.latency }));
     }
 
     machine.loadEnd = loadavg()[0]!;

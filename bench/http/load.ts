@@ -1,11 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import type { Redis } from 'ioredis';
+import { infoField } from '../lib/machine.js';
 import { percentile } from '../lib/stats.js';
+import type { VariantServer } from './servers.js';
 import { REQUEST_BODY, REQUEST_HEADERS, type HttpVariant } from './variants.js';
 
 export interface LoadOptions {
-  url: string;
-  variant: HttpVariant;
+  server: VariantServer;
+  /** The benchmark's redis-server, whose CPU time is sampled around the run. */
+  redis: Redis;
   connections: number;
   seconds: number;
   /** Requests per second from all connections together; absent = as fast as the server answers. */
@@ -23,6 +27,15 @@ export interface LoadResult {
   timeouts: number;
   /** 2xx responses whose body was not what the variant must answer (see `checkBody`). */
   mismatches: number;
+  /** CPU time of the server process per answered request (µs): robust to a busy machine. */
+  serverCpuMicros: number;
+  /** CPU time of redis-server per answered request (µs). */
+  redisCpuMicros: number;
+}
+
+async function redisCpuMicros(redis: Redis): Promise<number> {
+  const [user, system] = await Promise.all([infoField(redis, 'cpu', 'used_cpu_user'), infoField(redis, 'cpu', 'used_cpu_sys')]);
+  return (Number(user) + Number(system)) * 1e6;
 }
 
 /**
@@ -39,16 +52,18 @@ function checkBody(variant: HttpVariant): (body: string) => boolean {
 
 /** One autocannon run against `url` with the benchmark's request. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  const { server, redis } = options;
   const latencies: number[] = [];
+  const [serverBefore, redisBefore] = await Promise.all([server.cpuMicros(), redisCpuMicros(redis)]);
   const instance = autocannon({
-    url: options.url,
+    url: server.url,
     method: 'POST',
     headers: REQUEST_HEADERS,
     body: REQUEST_BODY,
     connections: options.connections,
     duration: options.seconds,
     timeout: 10,
-    verifyBody: checkBody(options.variant),
+    verifyBody: checkBody(server.variant),
     ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
@@ -57,7 +72,11 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const started = performance.now();
   const result = await instance;
   const seconds = (performance.now() - started) / 1000;
+  const [serverAfter, redisAfter] = await Promise.all([server.cpuMicros(), redisCpuMicros(redis)]);
+  const answered = Math.max(1, result['2xx'] + result.non2xx);
   return {
+    serverCpuMicros: (serverAfter - serverBefore) / answered,
+    redisCpuMicros: (redisAfter - redisBefore) / answered,
     requestsPerSecond: result['2xx'] / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),

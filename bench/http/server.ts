@@ -56,6 +56,13 @@ async function main(): Promise<void> {
     context: async ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
   });
   process.send?.({ url });
+  // The parent asks for this process's CPU time before and after each run (CPU per request).
+  process.on('message', (message: unknown) => {
+    if (message === 'cpu') {
+      const usage = process.cpuUsage();
+      process.send?.({ cpuMicros: usage.user + usage.system });
+    }
+  });
   process.once('disconnect', () => {
     void server
       .stop()

@@ -8,6 +8,8 @@ const ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
 export interface VariantServer {
   variant: HttpVariant;
   url: string;
+  /** User + system CPU time the server process has used so far (µs). */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -27,6 +29,16 @@ export function startVariantServer(variant: HttpVariant, redisUrl: string, timeo
     clearTimeout(force);
   };
   process.once('exit', () => child.kill('SIGKILL'));
+  const cpuMicros = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: { cpuMicros?: number }): void => {
+        if (typeof message.cpuMicros !== 'number') return;
+        child.off('message', onMessage);
+        resolve(message.cpuMicros);
+      };
+      child.on('message', onMessage);
+      if (!child.send('cpu')) reject(new Error(`${variant} server is gone`));
+    });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
@@ -35,7 +47,7 @@ export function startVariantServer(variant: HttpVariant, redisUrl: string, timeo
     child.once('message', (message: { url?: string }) => {
       clearTimeout(timer);
       if (typeof message.url !== 'string') reject(new Error(`${variant} server sent no url`));
-      else resolve({ variant, url: message.url, stop });
+      else resolve({ variant, url: message.url, cpuMicros, stop });
     });
     child.once('exit', (code) => {
       clearTimeout(timer);

@@ -1,12 +1,15 @@
 import { performance } from 'node:perf_hooks';
+import type { Redis } from 'ioredis';
 import { assertClean, failures, load, type LoadResult } from '../http/load.js';
 import type { VariantServer } from '../http/servers.js';
 import { VARIANT_LABELS, type HttpVariant } from '../http/variants.js';
 import { median, range, rotate } from '../lib/stats.js';
-import { formatDeltaMs, formatInt, formatMs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import { formatDeltaMs, formatInt, formatMs, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
 export interface HttpThroughputOptions {
   servers: ReadonlyMap<HttpVariant, VariantServer>;
+  /** A client of the benchmark's redis-server (its CPU time is sampled). */
+  redis: Redis;
   /** Quick smoke runs: tolerate non-2xx answers (reported in the notes) on a busy machine. */
   lenient: boolean;
   connections: number;
@@ -51,16 +54,28 @@ function responseNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
   return `NOT CLEAN: ${formatInt(bad)} of ${formatInt(ok + bad)} measured responses were non-2xx, errors or timeouts (tolerated in a quick run only).`;
 }
 
+/** Server CPU time per request next to bare: what the plugin costs, whatever else runs on the machine. */
+function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
+  const cpu = (variant: HttpVariant): number => median(results.get(variant)!.map((result) => result.serverCpuMicros));
+  const bare = cpu('bare');
+  const redis = median(results.get('plugin-redis')!.map((result) => result.redisCpuMicros));
+  const added = (variant: HttpVariant): string => `${formatUs(cpu(variant) - bare)} (${((cpu(variant) / bare - 1) * 100).toFixed(0)}%)`;
+  return (
+    `Server CPU per request: bare ${formatUs(bare)}; the plugin adds ${added('plugin-memory')} with MemoryBucketStore and ` +
+    `${added('plugin-redis')} with RedisBucketStore, plus ${formatUs(redis)} of redis-server CPU; graphql-armor adds ${added('armor-cost-limit')}.`
+  );
+}
+
 /**
  * Section 4: requests/s and latency of the example server at saturation over loopback, alternating
  * a bare Apollo Server, the plugin on each store, and graphql-armor's cost-limit rule.
  */
 export async function httpThroughput(options: HttpThroughputOptions): Promise<SectionResult> {
   const started = performance.now();
-  const { servers, connections, rounds, seconds, warmUpSeconds, lenient } = options;
+  const { servers, redis, connections, rounds, seconds, warmUpSeconds, lenient } = options;
   const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'armor-cost-limit'];
   const run = (server: VariantServer, runSeconds: number): Promise<LoadResult> =>
-    load({ url: server.url, variant: server.variant, connections, seconds: runSeconds });
+    load({ server, redis, connections, seconds: runSeconds });
 
   // Warm-up (JIT, script loading, the store's clock sample): not checked, not counted.
   for (const variant of variants) await run(servers.get(variant)!, warmUpSeconds);
@@ -73,8 +88,18 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     const [low, high] = range(rates);
     const p50 = median(runs.map((result) => result.p50));
     const p99 = median(runs.map((result) => result.p99));
-    const value = `${formatInt(median(rates))} req/s (${formatInt(low)}–${formatInt(high)}), p50 ${formatMs(p50)}, p99 ${formatMs(p99)}`;
-    const metrics = { requestsPerSecondMedian: median(rates), p50Ms: p50, p99Ms: p99, ...totals(runs) };
+    const cpu = median(runs.map((result) => result.serverCpuMicros));
+    const redisCpu = median(runs.map((result) => result.redisCpuMicros));
+    const cpuText = variant === 'plugin-redis' ? `CPU ${formatUs(cpu)}/req + Redis ${formatUs(redisCpu)}/req` : `CPU ${formatUs(cpu)}/req`;
+    const value = `${formatInt(median(rates))} req/s (${formatInt(low)}–${formatInt(high)}), p50 ${formatMs(p50)}, p99 ${formatMs(p99)}; ${cpuText}`;
+    const metrics = {
+      requestsPerSecondMedian: median(rates),
+      p50Ms: p50,
+      p99Ms: p99,
+      serverCpuMicrosPerRequest: cpu,
+      redisCpuMicrosPerRequest: redisCpu,
+      ...totals(runs),
+    };
     if (variant === 'bare') return { variant: VARIANT_LABELS[variant], value, metrics };
     const ratios = runs.map((result, round) => result.requestsPerSecond / bare[round]!.requestsPerSecond);
     return ratioRow(
@@ -94,6 +119,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     rows,
     notes: [
       goalNote('Plugin + RedisBucketStore vs bare', rows[2]!),
+      cpuNote(results),
       responseNote(results),
     ].filter((note): note is string => note !== undefined),
     seconds: (performance.now() - started) / 1000,
@@ -102,6 +128,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
 
 export interface HttpLatencyOptions {
   servers: ReadonlyMap<HttpVariant, VariantServer>;
+  redis: Redis;
   lenient: boolean;
   connections: number;
   /** Requests per second, far below saturation. */
@@ -113,10 +140,10 @@ export interface HttpLatencyOptions {
 /** Section 5: p50/p99 added by the plugin at a fixed moderate request rate. */
 export async function httpLatency(options: HttpLatencyOptions): Promise<SectionResult> {
   const started = performance.now();
-  const { servers, connections, rate, rounds, seconds, lenient } = options;
+  const { servers, redis, connections, rate, rounds, seconds, lenient } = options;
   const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis'];
   const results = await alternate(servers, variants, rounds, lenient, (server) =>
-    load({ url: server.url, variant: server.variant, connections, seconds, overallRate: rate }),
+    load({ server, redis, connections, seconds, overallRate: rate }),
   );
   const bare = results.get('bare')!;
   const rows: Row[] = variants.map((variant) => {
