@@ -63,9 +63,7 @@ async function main(): Promise<void> {
   const selected = storeFromEnv(process.env);
   console.log('graphql-budget bookstore example');
   console.log(`Bucket store: ${selected.description}`);
-  if (!(await selected.ready())) {
-    console.warn('The Redis store is not reachable yet: requests are let through unlimited until it is (onStoreError "allow").');
-  }
+  await selected.ready();
   const { url, stop } = await createBookstoreServer({ store: selected.store, port });
   console.log(`Ready at ${url} (API keys and tiers: examples/bookstore/README.md)`);
 

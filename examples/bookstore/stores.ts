@@ -11,7 +11,7 @@ export interface SelectedStore {
 }
 
 /** Waits for an ioredis client's `ready` event. */
-function whenReady(client: Redis | Cluster, timeoutMs = 5_000): Promise<boolean> {
+function whenReady(client: Redis | Cluster, timeoutMs = 3_000): Promise<boolean> {
   if (client.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
@@ -56,9 +56,29 @@ export function parseClusterNodes(value: string): { host: string; port: number }
   return nodes;
 }
 
-// ioredis waits up to ~70 s on a dead Redis with its defaults; fail fast instead and let the
-// plugin's `onStoreError` policy decide what the request gets.
-const clientOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false } as const;
+// The client a limiter wants (see "Adding the plugin" in the README): with ioredis' defaults a
+// command to a dead Redis waits ~70 s and runs late on reconnect; here it fails at once, is never
+// resent, and the plugin's `onStoreError` decides what the request gets.
+const clientOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  retryStrategy: (attempt: number) => Math.min(attempt * 50, 200),
+};
+
+/** One log line when the connection is lost and one when it is back, instead of one per retry. */
+function logConnection(client: Redis | Cluster, where: string, log: (line: string) => void): void {
+  let down = false;
+  client.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    log(`Redis at ${where} is unreachable (${error.message}); requests run unlimited until it is back.`);
+  });
+  client.on('ready', () => {
+    if (down) log(`Redis at ${where} is back; budgets are enforced again.`);
+    down = false;
+  });
+}
 
 /**
  * Chooses the store from the environment:
@@ -66,7 +86,10 @@ const clientOptions = { maxRetriesPerRequest: 1, enableOfflineQueue: false } as 
  * - `REDIS_URL=redis://…` → `RedisBucketStore` over an ioredis `Redis`;
  * - neither → the embedded `MemoryBucketStore` (no Redis needed; budgets live in this process).
  */
-export function storeFromEnv(env: Readonly<Record<string, string | undefined>>): SelectedStore {
+export function storeFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  log: (line: string) => void = (line) => console.warn(line),
+): SelectedStore {
   const clusterNodes = env.REDIS_CLUSTER_NODES?.trim();
   const redisUrl = env.REDIS_URL?.trim();
   if (clusterNodes && redisUrl) {
@@ -74,7 +97,12 @@ export function storeFromEnv(env: Readonly<Record<string, string | undefined>>):
   }
   if (clusterNodes) {
     const nodes = parseClusterNodes(clusterNodes);
-    const cluster = new Cluster(nodes, { redisOptions: clientOptions, enableOfflineQueue: false });
+    const cluster = new Cluster(nodes, {
+      redisOptions: clientOptions,
+      enableOfflineQueue: false,
+      clusterRetryStrategy: clientOptions.retryStrategy,
+    });
+    logConnection(cluster, `the cluster ${clusterNodes}`, log);
     return {
       store: new RedisBucketStore(cluster),
       description: `RedisBucketStore on the Redis Cluster at ${nodes.map((n) => `${n.host}:${n.port}`).join(', ')}`,
@@ -84,6 +112,7 @@ export function storeFromEnv(env: Readonly<Record<string, string | undefined>>):
   }
   if (redisUrl) {
     const redis = new Redis(redisUrl, clientOptions);
+    logConnection(redis, redactUrl(redisUrl), log);
     return {
       store: new RedisBucketStore(redis),
       description: `RedisBucketStore on ${redactUrl(redisUrl)}`,

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEYS, TIERS } from '../../examples/bookstore/callers.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { freePort, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { runScript, startExample, type RunningExample } from './example-process.js';
 import { allElements, parseXml } from './xml.js';
 import { differences, readmeExamples, type ReadmeExample } from './readme-examples.js';
@@ -140,6 +140,52 @@ describe('with REDIS_URL', () => {
     } finally {
       client.disconnect();
     }
+  });
+});
+
+describe('with REDIS_URL pointing at a Redis that is down, then comes up', () => {
+  let app: RunningExample;
+  let redis: RedisServer | undefined;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    app = await startExample({ REDIS_URL: `redis://127.0.0.1:${port}` });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await redis?.stop();
+  });
+
+  const ask = async (): Promise<{ status: number; throttleStatus: unknown; data: unknown }> => {
+    const response = await fetch(app.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer free-key-carol' },
+      body: JSON.stringify({ query: '{ book(id: "book-3") { title } }' }),
+    });
+    const body = (await response.json()) as { data?: unknown; extensions: { cost: { throttleStatus: unknown } } };
+    return { status: response.status, throttleStatus: body.extensions.cost.throttleStatus, data: body.data };
+  };
+
+  it('starts anyway, says so, and serves requests unlimited (fail-open)', async () => {
+    expect(app.lines.some((line) => line.includes('is unreachable'))).toBe(true);
+    const started = performance.now();
+    const answer = await ask();
+    expect(performance.now() - started).toBeLessThan(2_000); // not ioredis' ~70 s of retries
+    expect(answer).toEqual({ status: 200, throttleStatus: null, data: { book: { title: 'The Distant Harbour' } } });
+  });
+
+  it('enforces budgets again once Redis is up', async () => {
+    redis = await startRedisServer({ port });
+    const deadline = Date.now() + 15_000;
+    while (!app.lines.some((line) => line.includes('is back')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(app.lines.some((line) => line.includes('is back'))).toBe(true);
+    let answer = await ask();
+    // The plugin's circuit breaker probes the store again after its cool-down (500 ms by default).
+    while (answer.throttleStatus === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      answer = await ask();
+    }
+    expect(answer.throttleStatus).toMatchObject({ maximumAvailable: 100, restoreRate: 5 });
   });
 });
 
