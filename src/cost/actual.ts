@@ -2,7 +2,7 @@ import { isObjectType } from 'graphql';
 import type { FieldNode, GraphQLAbstractType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable, FieldCostRule } from './cost-table.js';
 import { maxCost, reported, ZERO_COST, type Cost } from './cost-math.js';
-import { fieldDefinition, priceFieldCall } from './field-call.js';
+import { FieldCallCache } from './field-call.js';
 import type { CollectedFields, FieldCollector } from './field-collector.js';
 import type { ResolvedOperation } from './operation.js';
 import type { CostEstimate } from './types.js';
@@ -24,12 +24,16 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  *   list is no longer than its estimated size.
  */
 export class ActualCoster {
+  private readonly calls: FieldCallCache;
+
   constructor(
     private readonly table: CostTable,
     private readonly operation: ResolvedOperation,
     private readonly collector: FieldCollector,
     private readonly introspectionIsFree: boolean,
-  ) {}
+  ) {
+    this.calls = new FieldCallCache(table, operation.variables);
+  }
 
   cost(data: ResponseObject | null | undefined): CostEstimate {
     if (data === null || data === undefined) return { typeCost: 0, fieldCost: 0 };
@@ -50,9 +54,8 @@ export class ActualCoster {
   }
 
   private fieldCost(parent: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): Cost {
-    const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
-    if (definition === undefined) return ZERO_COST;
-    const call = priceFieldCall(this.table, definition, nodes, this.operation.variables);
+    const call = this.calls.price(parent, nodes);
+    if (call === null) return ZERO_COST;
     if (call.isIntrospection && this.introspectionIsFree) return ZERO_COST;
     const selectionSets = call.rule.returnsLeaf ? [] : nodes.map((node) => node.selectionSet as SelectionSetNode);
     const returned = this.valueCost(call.rule, call.rule.listDepth, selectionSets, value);

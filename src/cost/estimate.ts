@@ -1,6 +1,6 @@
 import type { FieldNode, GraphQLCompositeType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable } from './cost-table.js';
-import { fieldDefinition, priceFieldCall } from './field-call.js';
+import { FieldCallCache } from './field-call.js';
 import type { FieldCollector } from './field-collector.js';
 import { maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
 import type { ResolvedOperation } from './operation.js';
@@ -47,13 +47,16 @@ interface Trace {
  */
 export class StaticEstimator {
   private readonly memo = new Map<string, Cost>();
+  private readonly calls: FieldCallCache;
 
   constructor(
     private readonly table: CostTable,
     private readonly operation: ResolvedOperation,
     private readonly collector: FieldCollector,
     private readonly settings: EstimateSettings,
-  ) {}
+  ) {
+    this.calls = new FieldCallCache(table, operation.variables);
+  }
 
   estimate(breakdown: boolean): CostEstimate {
     const sink: FieldCostBreakdown[] | undefined = breakdown ? [] : undefined;
@@ -123,10 +126,9 @@ export class StaticEstimator {
     sized: SizedFields | undefined,
     trace: Trace | undefined,
   ): Cost {
-    const name = (nodes[0] as FieldNode).name.value;
-    const definition = fieldDefinition(this.table.schema, parent, name);
-    if (definition === undefined) return ZERO_COST;
-    const call = priceFieldCall(this.table, definition, nodes, this.operation.variables);
+    const call = this.calls.price(parent, nodes);
+    if (call === null) return ZERO_COST;
+    const name = call.definition.name;
     if (call.isIntrospection && this.settings.introspectionIsFree) return ZERO_COST;
 
     const ownSizedFields = call.listSize?.sizedFields ?? [];

@@ -37,6 +37,30 @@ export interface FieldCall {
 }
 
 /**
+ * Prices each collected field group once per request: the groups come from the memoized
+ * `FieldCollector`, so the same array stands for the same (parent type, field) wherever it recurs,
+ * e.g. in every item of a list. Holds `null` for fields that cost nothing (`__typename`, unknown).
+ */
+export class FieldCallCache {
+  private readonly calls = new Map<readonly FieldNode[], FieldCall | null>();
+
+  constructor(
+    private readonly table: CostTable,
+    private readonly variables: Variables,
+  ) {}
+
+  price(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
+    let call = this.calls.get(nodes);
+    if (call === undefined) {
+      const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
+      call = definition === undefined ? null : priceFieldCall(this.table, definition, nodes, this.variables);
+      this.calls.set(nodes, call);
+    }
+    return call;
+  }
+}
+
+/**
  * The schema field a response key resolves, or undefined for `__typename` (which costs nothing,
  * IBM spec "Default weights") and for unknown fields (left to validation).
  */
