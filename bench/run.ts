@@ -7,19 +7,21 @@
  *   npm run bench -- --quick       CI smoke run with tiny samples: bench/results/partial.tmp/
  *   npm run bench -- --only store-throughput,redis-memory   some sections: bench/results/partial.tmp/
  *   npm run bench -- --out DIR     write the results to DIR instead
+ *   npm run bench -- --readme      full run, then put its tables in README.md's "Performance" section
  *
  * Goals are printed next to each ratio; a missed goal is reported, never an exit code.
  */
 import { nodeEnv } from './lib/production-env.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { RedisBucketStore } from '../src/index.js';
 import { startVariantServer, type VariantServer } from './http/servers.js';
 import { HTTP_VARIANTS, type HttpVariant } from './http/variants.js';
 import { machineInfo } from './lib/machine.js';
+import { readmeBlock, updateReadme } from './lib/readme.js';
 import { connect, startBenchRedis } from './lib/redis.js';
 import type { RunResult, SectionResult } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
@@ -50,12 +52,13 @@ const SETTINGS = {
   },
 } as const;
 
-function parseCommandLine(): { quick: boolean; out: string; only: Set<SectionId> } {
+function parseCommandLine(): { quick: boolean; out: string; only: Set<SectionId>; readme: boolean } {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
       only: { type: 'string' },
+      readme: { type: 'boolean', default: false },
     },
   });
   const only = new Set<SectionId>();
@@ -69,11 +72,13 @@ function parseCommandLine(): { quick: boolean; out: string; only: Set<SectionId>
   const quick = values.quick ?? false;
   // Only a full run of every section replaces the committed results.
   const partial = quick || values.only !== undefined;
-  return { quick, out: values.out ?? (partial ? 'bench/results/partial.tmp' : 'bench/results'), only };
+  const readme = values.readme ?? false;
+  if (readme && partial) throw new RangeError('--readme takes a full run of every section (no --quick, no --only)');
+  return { quick, out: values.out ?? (partial ? 'bench/results/partial.tmp' : 'bench/results'), only, readme };
 }
 
 async function main(): Promise<void> {
-  const { quick, out, only } = parseCommandLine();
+  const { quick, out, only, readme } = parseCommandLine();
   const settings = quick ? SETTINGS.quick : SETTINGS.full;
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -118,6 +123,10 @@ async function main(): Promise<void> {
     writeFileSync(join(out, 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
     writeFileSync(join(out, 'latest.md'), `${markdownReport(run)}\n`);
     writeFileSync(join(out, 'latest.svg'), renderSvg(run));
+    if (readme) {
+      updateReadme('README.md', readmeBlock(run, relative('.', join(out, 'latest.svg'))));
+      console.log('README.md: "Performance" tables replaced with this run.');
+    }
     const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`));
     console.log(
       `${sections.length} sections in ${run.seconds.toFixed(0)} s; load average ${machine.loadStart.toFixed(2)} → ${machine.loadEnd.toFixed(2)}; ` +

@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { BucketStore } from '../../src/bucket/types.js';
+import { infoField } from '../lib/machine.js';
 import { median, range, rotate } from '../lib/stats.js';
-import { formatInt, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import { formatInt, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
 export interface StoreThroughputOptions {
   /** The one ioredis client every variant goes through. */
@@ -28,10 +29,26 @@ interface FloorClient {
   benchFloor(key: string): Promise<number>;
 }
 
-/** Runs `inFlight` concurrent loops of `call` over `keys` keys for `seconds`; returns calls/s. */
-async function measure(variant: Variant, keys: number, inFlight: number, seconds: number): Promise<number> {
+interface Sample {
+  /** Calls per second. */
+  rate: number;
+  /** CPU time of this Node process per call (µs). */
+  nodeCpu: number;
+  /** CPU time of redis-server per call (µs). */
+  redisCpu: number;
+}
+
+async function redisCpuMicros(client: Redis): Promise<number> {
+  const [user, system] = await Promise.all([infoField(client, 'cpu', 'used_cpu_user'), infoField(client, 'cpu', 'used_cpu_sys')]);
+  return (Number(user) + Number(system)) * 1e6;
+}
+
+/** Runs `inFlight` concurrent loops of `call` over `keys` keys for `seconds`. */
+async function measure(client: Redis, variant: Variant, keys: number, inFlight: number, seconds: number): Promise<Sample> {
   let next = 0;
   let done = 0;
+  const redisBefore = await redisCpuMicros(client);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const loop = async (): Promise<void> => {
@@ -41,7 +58,10 @@ async function measure(variant: Variant, keys: number, inFlight: number, seconds
     }
   };
   await Promise.all(Array.from({ length: inFlight }, loop));
-  return done / ((performance.now() - started) / 1000);
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const redisCpu = (await redisCpuMicros(client)) - redisBefore;
+  return { rate: done / elapsed, nodeCpu: (cpu.user + cpu.system) / done, redisCpu: redisCpu / done };
 }
 
 /**
@@ -73,9 +93,11 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
   const variants = [ours, withDeadline, rlf, floor];
 
   // Warm-up: loads the scripts, fills the connection's buffers and lets V8 optimise each path.
-  for (const variant of variants) await measure(variant, keys, inFlight, Math.min(0.5, seconds));
+  for (const variant of variants) await measure(client, variant, keys, inFlight, Math.min(0.5, seconds));
 
   const samples = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
+  const nodeCpu = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
+  const redisCpu = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
   const oursToFloor: number[] = [];
   const rlfToFloor: number[] = [];
   const oursToRlf: number[] = [];
@@ -83,9 +105,11 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
   for (let round = 0; round < rounds; round++) {
     const perRound = new Map<Variant, number>();
     for (const variant of rotate(variants, round)) {
-      const rate = await measure(variant, keys, inFlight, seconds);
-      perRound.set(variant, rate);
-      samples.get(variant)!.push(rate);
+      const sample = await measure(client, variant, keys, inFlight, seconds);
+      perRound.set(variant, sample.rate);
+      samples.get(variant)!.push(sample.rate);
+      nodeCpu.get(variant)!.push(sample.nodeCpu);
+      redisCpu.get(variant)!.push(sample.redisCpu);
     }
     oursToFloor.push(perRound.get(ours)! / perRound.get(floor)!);
     rlfToFloor.push(perRound.get(rlf)! / perRound.get(floor)!);
@@ -95,10 +119,13 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
 
   const value = (variant: Variant): string => {
     const [low, high] = range(samples.get(variant)!);
-    return `${formatInt(median(samples.get(variant)!))} calls/s (${formatInt(low)}–${formatInt(high)})`;
+    const cpu = `Node ${formatUs(median(nodeCpu.get(variant)!))} + Redis ${formatUs(median(redisCpu.get(variant)!))} CPU/call`;
+    return `${formatInt(median(samples.get(variant)!))} calls/s (${formatInt(low)}–${formatInt(high)}); ${cpu}`;
   };
   const metrics = (variant: Variant, ratios?: number[]): Record<string, number> => ({
     callsPerSecondMedian: median(samples.get(variant)!),
+    nodeCpuMicrosPerCall: median(nodeCpu.get(variant)!),
+    redisCpuMicrosPerCall: median(redisCpu.get(variant)!),
     ...Object.fromEntries(samples.get(variant)!.map((rate, round) => [`round${round}`, rate])),
     ...(ratios ? Object.fromEntries(ratios.map((ratio, round) => [`ratioRound${round}`, ratio])) : {}),
   });
