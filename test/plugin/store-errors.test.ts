@@ -21,8 +21,13 @@ import {
  */
 const POLICY = { capacity: 100, refillPerSecond: 0 };
 const TIMEOUT_MS = 50;
-/** Allowed on top of the deadline for HTTP, JSON and a shared 2-core machine. */
-const MARGIN_MS = 100;
+/** Allowed on top of the deadline for the typical (median) response: HTTP and JSON. */
+const MARGIN_MS = 30;
+/**
+ * No response may take longer than this: far below what waiting for a paused Redis would take,
+ * with room for a scheduling stall on a busy shared 2-core machine.
+ */
+const HANG_BOUND_MS = TIMEOUT_MS + 250;
 /** How soon limiting must resume once Redis is back (breaker cool-down 500 ms + reconnect). */
 const RESUME_WITHIN_MS = 1500;
 
@@ -52,8 +57,11 @@ async function sequence(server: BudgetServer, user: string, count: number, first
 }
 
 function expectPrompt(replies: Reply[]): void {
-  const slowest = Math.max(...replies.map((reply) => reply.ms));
-  expect(slowest, `slowest response ${slowest.toFixed(1)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+  const times = replies.map((reply) => reply.ms).sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)]!;
+  const slowest = times[times.length - 1]!;
+  expect(median, `median response ${median.toFixed(1)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+  expect(slowest, `slowest response ${slowest.toFixed(1)} ms`).toBeLessThan(HANG_BOUND_MS);
   for (const reply of replies) {
     expect(reply.status).not.toBe(500);
     expect(JSON.stringify(reply.body)).not.toMatch(/stacktrace|INTERNAL_SERVER_ERROR/);
