@@ -52,13 +52,13 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   cost?: (estimate: CostEstimate) => number;
   /**
    * Size assumed for a list field without `@listSize` or slicing argument (cost engine option).
-   * @default the cost engine's default
+   * @default 10
    */
   defaultListSize?: number;
   /**
    * Work cap of the cost engine: selections visited after fragment expansion. A larger operation is
    * rejected with HTTP 400 `COST_ANALYSIS_FAILED`.
-   * @default the cost engine's default (10 000)
+   * @default 10000
    */
   maxNodes?: number;
   /**
