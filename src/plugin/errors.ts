@@ -7,7 +7,10 @@ export const BudgetErrorCode = {
   RATE_LIMITED: 'RATE_LIMITED',
   /** HTTP 400: the operation costs more than any budget allows (Apollo Router's code). */
   COST_ESTIMATED_TOO_EXPENSIVE: 'COST_ESTIMATED_TOO_EXPENSIVE',
-  /** HTTP 400: the cost of the operation could not be computed (work cap, bad variables). */
+  /**
+   * HTTP 400: the cost of the operation could not be computed. The cost engine's own errors keep
+   * their codes (`COST_ANALYSIS_LIMIT` above `maxNodes`, `BAD_USER_INPUT` for invalid variables).
+   */
   COST_ANALYSIS_FAILED: 'COST_ANALYSIS_FAILED',
   /** HTTP 503: the bucket store is unavailable and `onStoreError` is `'deny'`. */
   BUDGET_UNAVAILABLE: 'BUDGET_UNAVAILABLE',

@@ -57,7 +57,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   defaultListSize?: number;
   /**
    * Work cap of the cost engine: selections visited after fragment expansion. A larger operation is
-   * rejected with HTTP 400 `COST_ANALYSIS_FAILED`.
+   * rejected with HTTP 400 and the cost engine's code `COST_ANALYSIS_LIMIT`.
    * @default 10000
    */
   maxNodes?: number;
