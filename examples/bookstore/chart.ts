@@ -62,10 +62,11 @@ function niceStep(span: number, count: number): number {
 }
 
 /**
- * The line through a caller's samples: between two responses the bucket refills at the tier's
- * rate (flat once full); at each response it drops or rises to the measured value.
+ * The line through a caller's samples, as [seconds, tokens]: between two responses the bucket
+ * refills at the tier's rate (flat once full); at each response it drops or rises to the measured
+ * value. It starts at the first response, at the level before that request was charged.
  */
-function linePoints(series: CallerSeries): [number, number][] {
+export function budgetLine(series: CallerSeries): [number, number][] {
   const measured = series.samples.filter((s): s is Sample & { remaining: number } => s.remaining !== null);
   const first = measured[0];
   if (!first) return [];
@@ -118,7 +119,9 @@ export function renderBudgetChart(input: ChartInput): string {
   input.series.forEach((series, index) => {
     const top = MARGIN.top + index * (PANEL_HEIGHT + PANEL_GAP);
     const bottom = top + PANEL_HEIGHT;
-    const y = (tokens: number): number => bottom - (Math.max(0, tokens) / series.capacity) * PANEL_HEIGHT;
+    // A capacity of 0 means no response carried a throttle status (the store was unavailable).
+    const scale = series.capacity > 0 ? series.capacity : 1;
+    const y = (tokens: number): number => bottom - (Math.max(0, tokens) / scale) * PANEL_HEIGHT;
     const color = COLORS[index % COLORS.length] as string;
     const rejected = series.samples.filter((s) => s.status === 429).length;
 
@@ -138,7 +141,7 @@ export function renderBudgetChart(input: ChartInput): string {
       out.push(`<text x="${num(labelX)}" y="${top + 14}" fill="#64748b">${escapeXml(phase.name)}</text>`);
     }
     for (const fraction of [0, 0.25, 0.5, 0.75, 1]) {
-      const tokens = series.capacity * fraction;
+      const tokens = scale * fraction;
       out.push(
         `<line x1="${MARGIN.left}" y1="${num(y(tokens))}" x2="${MARGIN.left + plotWidth}" y2="${num(y(tokens))}" stroke="#cbd5e1" stroke-width="${fraction === 0 ? 1.2 : 0.6}"/>`,
         `<text x="${MARGIN.left - 8}" y="${num(y(tokens) + 4)}" text-anchor="end" fill="#475569">${num(tokens)}</text>`,
@@ -156,7 +159,7 @@ export function renderBudgetChart(input: ChartInput): string {
       `</g>`,
     );
 
-    const points = linePoints(series);
+    const points = budgetLine(series);
     out.push(`<g class="series" data-caller="${escapeXml(series.name)}">`);
     if (points.length > 0) {
       const d = points.map(([t, v], i) => `${i === 0 ? 'M' : 'L'}${num(x(t))} ${num(y(v))}`).join(' ');

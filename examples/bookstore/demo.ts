@@ -104,7 +104,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`Cannot reach the example at ${url} (${reason}). Start it first with: npm start`);
     }
-    const body = (await response.json()) as GraphQLBody;
+    const text = await response.text();
+    let body: GraphQLBody;
+    try {
+      body = JSON.parse(text) as GraphQLBody;
+    } catch {
+      throw new Error(`${url} answered ${response.status} with something that is not GraphQL JSON: is it the bookstore example?`);
+    }
     const cost = body.extensions?.cost;
     const status = cost?.throttleStatus ?? null;
     const retryHeader = response.headers.get('retry-after');

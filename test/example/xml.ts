@@ -6,6 +6,7 @@
 
 export interface XmlElement {
   name: string;
+  /** Attribute values with entity references decoded. */
   attributes: Record<string, string>;
   children: XmlElement[];
   text: string;
@@ -18,6 +19,18 @@ function checkText(text: string, where: string): void {
   const stripped = text.replace(ENTITY, '');
   if (stripped.includes('&')) throw new SyntaxError(`Unknown or unterminated entity in ${where}: ${JSON.stringify(text.slice(0, 60))}`);
   if (stripped.includes('<')) throw new SyntaxError(`Raw "<" in ${where}`);
+}
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Replaces the entity and character references of well-formed text by what they stand for. */
+function decode(text: string): string {
+  return text.replace(ENTITY, (reference) => {
+    const body = reference.slice(1, -1);
+    if (body.startsWith('#x')) return String.fromCodePoint(parseInt(body.slice(2), 16));
+    if (body.startsWith('#')) return String.fromCodePoint(parseInt(body.slice(1), 10));
+    return NAMED[body] as string;
+  });
 }
 
 function parseAttributes(source: string, tag: string): Record<string, string> {
@@ -33,7 +46,7 @@ function parseAttributes(source: string, tag: string): Record<string, string> {
     if (Object.hasOwn(attributes, name as string)) throw new SyntaxError(`Duplicate attribute "${name}" in <${tag}>`);
     const value = double ?? single ?? '';
     checkText(value, `attribute ${name} of <${tag}>`);
-    attributes[name as string] = value;
+    attributes[name as string] = decode(value);
     rest = rest.slice(match[0].length);
   }
   return attributes;
@@ -58,7 +71,7 @@ export function parseXml(source: string): XmlElement {
         if (text.trim() !== '') throw new SyntaxError(`Text outside the root element: ${JSON.stringify(text.slice(0, 40))}`);
       } else {
         checkText(text, `<${parent.name}>`);
-        parent.text += text;
+        parent.text += decode(text);
       }
     }
     if (open === -1) break;
