@@ -75,7 +75,7 @@ export function estimateCost(options: EstimateCostOptions): CostEstimate {
  * What the plugin charges by default: `typeCost + fieldCost`. typeCost counts the objects (and
  * weighted scalars) the response may hold, fieldCost the resolver work annotated on fields and
  * arguments; either alone misses one of the two (a list of cheap objects, or one expensive scalar
- * field). The sum is also what Apollo Router's demand control charges.
+ * field).
  */
 export function defaultChargedCost(estimate: CostEstimate): number {
   return estimate.typeCost + estimate.fieldCost;

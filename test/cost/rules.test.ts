@@ -316,3 +316,49 @@ describe('charged cost and options', () => {
     expect(() => createCostAnalyzer({} as never)).toThrow(/GraphQLSchema/);
   });
 });
+
+describe('README worked examples', () => {
+  it('example 1: the IBM spec users example costs 6 + 11', () => {
+    const { expectCost: users } = costSchema(`
+      type User { name: String, age: Int @cost(weight: "2.0") }
+      type Query { users(max: Int): [User] @listSize(slicingArguments: ["max"]) }
+    `);
+    users('query Example($max: Int!) { users(max: $max) { name age } }', { max: 5 }).toEqual({
+      typeCost: 6,
+      fieldCost: 11,
+    });
+  });
+
+  it('example 2: a connection, a nested list and a union cost 30 + 10', () => {
+    const { expectCost: shop, actual } = costSchema(`
+      type Query {
+        products(first: Int = 10, after: String): ProductConnection!
+          @listSize(slicingArguments: ["first"], sizedFields: ["edges"])
+        search(text: String!, first: Int = 5): [SearchResult!]! @listSize(slicingArguments: ["first"])
+      }
+      type ProductConnection { edges: [ProductEdge!]!, pageInfo: PageInfo! }
+      type ProductEdge { node: Product! }
+      type PageInfo { hasNextPage: Boolean! }
+      type Product { title: String, reviews(first: Int): [Review!]! @listSize(slicingArguments: ["first"]) }
+      type Review { stars: Int }
+      type Vendor @cost(weight: "3") { name: String }
+      union SearchResult = Product | Vendor
+    `);
+    const query = `query Page($n: Int!) {
+      products(first: $n) { edges { node { title reviews(first: 2) { stars } } } pageInfo { hasNextPage } }
+      search(text: "lamp") { ... on Product { title } ... on Vendor { name } }
+    }`;
+    shop(query, { n: 3 }).toEqual({ typeCost: 30, fieldCost: 10 });
+    const data = {
+      products: {
+        edges: [
+          { node: { title: 'Lamp', reviews: [{ stars: 5 }] } },
+          { node: { title: 'Desk', reviews: [] } },
+        ],
+        pageInfo: { hasNextPage: false },
+      },
+      search: [{ title: 'Lamp' }, { name: 'Lumen & Co' }],
+    };
+    expect(actual(query, data, { n: 3 })).toEqual({ typeCost: 1 + (1 + 2 * 2 + 1 + 1) + (1 + 3), fieldCost: 1 + (1 + 2 * 2) + 1 + 1 });
+  });
+});
