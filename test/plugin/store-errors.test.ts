@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisBucketStore } from '../../src/bucket/redis-store.js';
+import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import {
   costOf,
@@ -81,14 +82,34 @@ async function untilRedisCharges(server: BudgetServer, store: RedisBucketStore, 
   throw new Error('limiting did not resume within 5 s');
 }
 
+/** Counts the calls that reach the real store. */
+class CountingStore implements BucketStore {
+  calls = 0;
+  constructor(private readonly inner: BucketStore) {}
+  consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
+    this.calls++;
+    return this.inner.consume(key, cost, policy, options);
+  }
+  refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
+    this.calls++;
+    return this.inner.refund(key, amount, policy, options);
+  }
+  peek(key: string, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
+    this.calls++;
+    return this.inner.peek(key, policy, options);
+  }
+}
+
 describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStoreError) => {
   let server: BudgetServer;
   let store: RedisBucketStore;
+  let counting: CountingStore;
 
   beforeAll(async () => {
     store = isolatedStore(redis);
+    counting = new CountingStore(store);
     server = await startBudgetServer(
-      { store, policy: POLICY, onStoreError, storeTimeoutMs: TIMEOUT_MS },
+      { store: counting, policy: POLICY, onStoreError, storeTimeoutMs: TIMEOUT_MS },
       { includeStacktraceInErrorResponses: true },
     );
     await warmUp(server);
@@ -143,6 +164,7 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
     expect((await store.peek('paused', POLICY)).remaining).toBe(50);
 
     redisServer.pause();
+    const callsBefore = counting.calls;
     let during: Reply[];
     try {
       during = await sequence(server, 'paused', 12);
@@ -151,6 +173,10 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
     }
     expectPrompt(during);
     expectPolicyApplied(during);
+    // The circuit opened after 3 missed deadlines: the other requests did not call the store,
+    // except one probe per 500 ms cool-down.
+    const probes = Math.ceil(during.reduce((sum, reply) => sum + reply.ms, 0) / 500);
+    expect(counting.calls - callsBefore).toBeLessThanOrEqual(3 + probes);
 
     const resumedAfter = await untilRedisCharges(server, store, 'paused-after');
     expect(resumedAfter).toBeLessThan(RESUME_WITHIN_MS);
