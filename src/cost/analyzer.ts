@@ -117,7 +117,7 @@ function guarded(compute: () => CostEstimate): CostEstimate {
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
       throw new CostAnalysisError(
         CostErrorCode.limit,
-        'The operation (or a variable value) is nested too deeply to price.',
+        'The operation is nested too deeply to price.',
       );
     }
     if (error instanceof GraphQLError) {

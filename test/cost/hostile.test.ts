@@ -1,5 +1,5 @@
-import { parse, validate } from 'graphql';
-import type { DocumentNode } from 'graphql';
+import { Kind, OperationTypeNode, parse, validate } from 'graphql';
+import type { DocumentNode, SelectionSetNode } from 'graphql';
 import { simpleEstimator } from 'graphql-query-complexity';
 import { describe, expect, it } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
@@ -76,6 +76,39 @@ describe('hostile documents end quickly with a number or a clear error', () => {
     expect(validate(schema, document)).toEqual([]);
     const { ms, outcome } = estimateTimed({ document });
     expect(outcome).toEqual({ typeCost: 2 + depth, fieldCost: 1 + depth });
+    expect(ms).toBeLessThan(BUDGET_MS);
+  });
+
+  it('depth 100,000 (an AST no parser would build): COST_ANALYSIS_LIMIT, not a stack overflow', () => {
+    let selectionSet: SelectionSetNode = {
+      kind: Kind.SELECTION_SET,
+      selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: 'x' } }],
+    };
+    for (let i = 0; i < 100_000; i += 1) {
+      selectionSet = {
+        kind: Kind.SELECTION_SET,
+        selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: 'child' }, selectionSet }],
+      };
+    }
+    const document: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [
+        {
+          kind: Kind.OPERATION_DEFINITION,
+          operation: OperationTypeNode.QUERY,
+          selectionSet: {
+            kind: Kind.SELECTION_SET,
+            selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: 't' }, selectionSet }],
+          },
+        },
+      ],
+    };
+    const deep = createCostAnalyzer(schema, { maxNodes: Infinity });
+    const { ms, outcome } = estimateTimed({ document }, deep);
+    expect(outcome).toMatchObject({
+      message: 'The operation is nested too deeply to price.',
+      extensions: { code: 'COST_ANALYSIS_LIMIT' },
+    });
     expect(ms).toBeLessThan(BUDGET_MS);
   });
 
