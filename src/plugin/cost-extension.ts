@@ -1,6 +1,5 @@
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
 import type { FieldCostBreakdown } from '../cost/types.js';
-import type { BudgetErrorCode } from './errors.js';
 
 /** Where the caller's bucket stands after the operation (Shopify's `throttleStatus`). */
 export interface ThrottleStatus {
@@ -23,8 +22,11 @@ export interface CostExtension {
   actualQueryCost: number | null;
   /** null when the bucket store did not answer (`onStoreError: 'allow'`) or was not asked (cost too high). */
   throttleStatus: ThrottleStatus | null;
-  /** Measure mode only: the rejection enforce mode would have returned. */
-  wouldReject?: BudgetErrorCode;
+  /**
+   * Measure mode only: the error code enforce mode would have answered with (a `BudgetErrorCode`,
+   * or the cost engine's code when the operation could not be priced).
+   */
+  wouldReject?: string;
   /** With the debug request header only: the per-field breakdown of the estimate. */
   fields?: FieldCostBreakdown[];
 }

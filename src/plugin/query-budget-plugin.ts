@@ -14,7 +14,6 @@ import { CircuitBreaker } from './circuit-breaker.js';
 import { throttleStatusOf, type CostExtension } from './cost-extension.js';
 import { EstimateCache, estimateCacheKey } from './estimate-cache.js';
 import {
-  BudgetErrorCode,
   budgetUnavailableError,
   costAnalysisError,
   rateLimitedError,
@@ -109,7 +108,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     return entry.estimate;
   }
 
-  async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget | undefined> {
+  async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {
     const batched = requestContext.requestIsBatched;
     // In a batch every member shares one HTTP head: the plugin never sets a non-2xx status there.
     const http = (status: number): ErrorHttp => ({
@@ -131,8 +130,10 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     try {
       estimate = estimateOf(requestContext, wantsFields);
     } catch (error) {
-      // Not a budget decision: the operation cannot be priced, in either mode.
-      throw costAnalysisError(error, http(400));
+      // The operation cannot be priced: a 400 in enforce mode; measure mode lets it run uncharged.
+      const rejection = costAnalysisError(error, http(400));
+      if (config.mode === 'enforce') throw rejection;
+      return { key, policy, requested: 0, fields: undefined, expose, charge: undefined, rejection };
     }
     const { operation } = requestContext;
     const free = config.analyzer.introspectionIsFree === true && operation !== undefined && isIntrospectionOnly(requestContext.document, operation);
@@ -262,13 +263,13 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     },
 
     async requestDidStart() {
-      let decision: Promise<Budget | undefined> | undefined;
+      let decision: Promise<Budget> | undefined;
       return {
         async didResolveOperation(requestContext) {
           if (!requestContext.operation) return;
           decision = decide(requestContext);
           const budget = await decision;
-          if (!budget?.rejection) return;
+          if (!budget.rejection) return;
           if (config.mode === 'enforce') throw budget.rejection;
           requestContext.logger.info(
             `graphql-budget (measure mode): enforce mode would reject operation ` +
@@ -291,6 +292,6 @@ function headersOf(error: GraphQLError): HeaderMap {
   return (error.extensions.http as ErrorHttp).headers;
 }
 
-function codeOf(error: GraphQLError): BudgetErrorCode {
-  return error.extensions.code as BudgetErrorCode;
+function codeOf(error: GraphQLError): string {
+  return String(error.extensions.code);
 }

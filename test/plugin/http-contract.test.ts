@@ -241,6 +241,19 @@ describe('measure mode', () => {
   });
 });
 
+describe('measure mode and operations that cannot be priced', () => {
+  it('runs them uncharged and reports the code enforce mode would have answered with', async () => {
+    const { server, store } = await start({ mode: 'measure', maxNodes: 5 });
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: items(first: 1) { id }`).join(' ');
+    const reply = await server.post(`{ ${aliases} }`, { user: 'ann' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.errors).toBeUndefined();
+    expect(Object.keys(reply.body.data ?? {})).toHaveLength(20);
+    expect(costOf(reply)).toEqual({ requestedQueryCost: 0, actualQueryCost: 0, throttleStatus: null, wouldReject: 'COST_ANALYSIS_LIMIT' });
+    expect((await store.peek('ann', POLICY)).remaining).toBe(100);
+  });
+});
+
 describe('exposeCost', () => {
   it('false: no extensions.cost and no RateLimit headers, but a 429 still carries Retry-After', async () => {
     const { server } = await start({ exposeCost: false, policy: { capacity: 100, refillPerSecond: 1 } });
