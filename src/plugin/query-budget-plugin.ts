@@ -136,7 +136,10 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       return { key, policy, requested: 0, fields: undefined, expose, charge: undefined, rejection };
     }
     const { operation } = requestContext;
-    const free = config.analyzer.introspectionIsFree === true && operation !== undefined && isIntrospectionOnly(requestContext.document, operation);
+    const free =
+      config.analyzer.introspectionIsFree === true &&
+      operation !== undefined &&
+      isIntrospectionOnly(requestContext.document, operation);
     const requested = free ? 0 : chargeOf(estimate);
     const budget: Budget = {
       key,
