@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
+import { BUCKET_SCRIPT_SHA } from '../../src/bucket/bucket-script.js';
 import { BucketStoreTimeoutError } from '../../src/bucket/errors.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -109,6 +110,16 @@ describe('per-call deadline', () => {
     expect(await scriptRuns(observer)).toBe(runsBefore + 2); // the consume, then its refund
     expect(await observer.exists(bucketKey('d3:', 'slow-reply'))).toBe(0);
     expect((await store.peek('slow-reply', policy)).remaining).toBe(10);
+  });
+
+  it('survives a Redis restart (empty script cache) with a deadline set', async () => {
+    const store = new RedisBucketStore(client, { prefix: 'd5:' });
+    expect((await store.consume('restart', 3, policy, { timeoutMs: 1000 })).remaining).toBe(7);
+    await server.restart();
+    expect(await client.script('EXISTS', BUCKET_SCRIPT_SHA)).toEqual([0]);
+    const result = await store.consume('restart', 3, policy, { timeoutMs: 2000 });
+    expect(result).toMatchObject({ allowed: true, remaining: 7 }); // no persistence: a full bucket again
+    await observer.ping();
   });
 
   it('answers normally when Redis is in time', async () => {
