@@ -1,6 +1,6 @@
 import type { FieldNode, GraphQLCompositeType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable } from './cost-table.js';
-import { FieldCallCache } from './field-call.js';
+import { FieldCallCache, type FieldCall } from './field-call.js';
 import type { FieldCollector } from './field-collector.js';
 import { maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
 import type { ResolvedOperation } from './operation.js';
@@ -102,8 +102,8 @@ export class StaticEstimator {
     trace: Trace | undefined,
   ): Cost {
     const collectKey = `${type.name}:${this.collector.keyOf(selectionSets)}`;
-    const key =
-      trace !== undefined ? undefined : sized === undefined ? collectKey : `${collectKey}|${sized.size}:${sized.names.join(',')}`;
+    let key: string | undefined;
+    if (trace === undefined) key = sized === undefined ? collectKey : `${collectKey}|${sized.size}:${sized.names.join(',')}`;
     const cached = key === undefined ? undefined : this.memo.get(key);
     if (cached !== undefined) return cached;
     let typeCost = this.table.typeWeight(type);
@@ -128,18 +128,15 @@ export class StaticEstimator {
   ): Cost {
     const call = this.calls.price(parent, nodes);
     if (call === null) return ZERO_COST;
-    const name = call.definition.name;
     if (call.isIntrospection && this.settings.introspectionIsFree) return ZERO_COST;
 
+    const { listDepth, namedType: named, returnsLeaf } = call.rule;
     const ownSizedFields = call.listSize?.sizedFields ?? [];
     const childSized =
       ownSizedFields.length > 0 && call.expectedSize !== undefined
         ? { names: ownSizedFields, size: call.expectedSize }
         : undefined;
-    let size = this.settings.defaultListSize;
-    if (sized !== undefined && sized.names.includes(name)) size = sized.size;
-    else if (ownSizedFields.length === 0 && call.expectedSize !== undefined) size = call.expectedSize;
-    const { listDepth, namedType: named, returnsLeaf } = call.rule;
+    const size = this.listSize(call, sized);
     let count = 1;
     for (let level = 0; level < listDepth; level += 1) count = scale(count, size);
 
@@ -162,5 +159,17 @@ export class StaticEstimator {
       typeCost: Math.max(0, scale(count, child.typeCost)),
       fieldCost: Math.max(0, call.callCost + scale(count, child.fieldCost)),
     };
+  }
+
+  /**
+   * Items per list level (IBM spec "@listSize"): the size the parent's `sizedFields` hands to this
+   * field, else this field's slicing argument or `assumedSize` (unless its own `sizedFields` hand
+   * that size down instead), else `defaultListSize`.
+   */
+  private listSize(call: FieldCall, sized: SizedFields | undefined): number {
+    if (sized !== undefined && sized.names.includes(call.definition.name)) return sized.size;
+    const handsSizeDown = (call.listSize?.sizedFields.length ?? 0) > 0;
+    if (!handsSizeDown && call.expectedSize !== undefined) return call.expectedSize;
+    return this.settings.defaultListSize;
   }
 }
