@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     }
     const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`));
     console.log(
-      `${sections.length} section${sections.length === 1 ? "" : "s"} in ${run.seconds.toFixed(0)} s; load average ${machine.loadStart.toFixed(2)} → ${machine.loadEnd.toFixed(2)}; ` +
+      `${sections.length} section${sections.length === 1 ? '' : 's'} in ${run.seconds.toFixed(0)} s; load average ${machine.loadStart.toFixed(2)} → ${machine.loadEnd.toFixed(2)}; ` +
         `results in ${out}/latest.{json,md,svg}`,
     );
     console.log(missed.length === 0 ? 'Every goal met.' : `Goals missed (${missed.length}): ${missed.join('; ')}`);

@@ -132,3 +132,8 @@ export function formatUs(value: number): string {
 export function formatDeltaMs(value: number): string {
   return `${value < 0 ? '−' : '+'}${formatMs(Math.abs(value))}`;
 }
+
+/** `1 alternating round`, `7 alternating rounds`. */
+export function alternatingRounds(count: number): string {
+  return `${count} alternating round${count === 1 ? '' : 's'}`;
+}

@@ -7,7 +7,7 @@ import { costDirectivesTypeDefs, estimateCost, type CostEstimate } from '../../s
 import { EstimateCache, estimateCacheKey } from '../../src/plugin/estimate-cache.js';
 import { bigOperationSource, countFields } from '../lib/big-operation.js';
 import { median, rotate } from '../lib/stats.js';
-import { formatInt, formatUs, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import { alternatingRounds, formatInt, formatUs, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
 export interface CostEstimateOptions {
   /** Alternating rounds. */
@@ -101,7 +101,7 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
     title: '3. Cost estimate, 1,000-field operation',
     method:
       `${formatInt(fields)} fields after fragment expansion (connections, nested lists, fragments, a union) over the bookstore schema; ` +
-      `median CPU time per call over ${rounds} alternating rounds of ${callsPerRound} calls; lower is better.`,
+      `median CPU time per call over ${alternatingRounds(rounds)} of ${callsPerRound} calls; lower is better.`,
     rows,
     notes: [
       `Same document: estimateCost = { typeCost ${formatInt(estimate.typeCost)}, fieldCost ${formatInt(estimate.fieldCost)} }; ` +

@@ -4,7 +4,7 @@ import { assertClean, failures, load, type LoadResult } from '../http/load.js';
 import type { VariantServer } from '../http/servers.js';
 import { VARIANT_LABELS, type HttpVariant } from '../http/variants.js';
 import { median, range, rotate } from '../lib/stats.js';
-import { formatDeltaMs, formatInt, formatMs, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import { alternatingRounds, formatDeltaMs, formatInt, formatMs, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
 export interface HttpThroughputOptions {
   servers: ReadonlyMap<HttpVariant, VariantServer>;
@@ -115,7 +115,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     title: '4. HTTP throughput',
     method:
       `autocannon, ${connections} connections over loopback, one POST per request (a 10-book connection page with a fragment); ` +
-      `each server in its own process; ${rounds} alternating rounds of ${seconds} s; ratios are medians of per-round ratios to bare.`,
+      `each server in its own process; ${alternatingRounds(rounds)} of ${seconds} s; ratios are medians of per-round ratios to bare.`,
     rows,
     notes: [
       goalNote('Plugin + RedisBucketStore vs bare', rows[2]!),
@@ -170,7 +170,7 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
     id: 'http-latency',
     title: '5. Latency added by the plugin',
     method:
-      `autocannon at a fixed ${rate} req/s (overallRate) over ${connections} connections, ${rounds} alternating rounds of ${seconds} s; ` +
+      `autocannon at a fixed ${rate} req/s (overallRate) over ${connections} connections, ${alternatingRounds(rounds)} of ${seconds} s; ` +
       `the added latency is the median of the per-round differences to bare.`,
     rows,
     notes: [responseNote(results)],

@@ -174,6 +174,8 @@ export async function redisMemory(options: RedisMemoryOptions): Promise<SectionR
     goalNote(`Memory per bucket key vs the floor (refill ${LONG_POLICY.refillPerSecond}/s)`, rows[1]!),
     goalNote(`Memory per bucket key vs the floor (refill ${FRACTIONAL_POLICY.refillPerSecond}/s)`, rows[2]!),
     `With refill ${FRACTIONAL_POLICY.refillPerSecond}/s the stored value is "${fractionalValue}" (encoding ${fractionalEncoding}).`,
+    'RateLimiterRedis keeps a small counter (Redis shares small integer objects, so the value costs nothing) ' +
+      'under its own key names (`bench-rlf:user-N`), and its keys live for the whole window whatever the caller does.',
     keysLeft === 0
       ? `No key left ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`
       : `SHORT of the goal of 0 keys: ${formatInt(keysLeft)} keys were still present ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`,

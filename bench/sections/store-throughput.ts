@@ -4,7 +4,7 @@ import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { BucketStore } from '../../src/bucket/types.js';
 import { infoField } from '../lib/machine.js';
 import { median, range, rotate } from '../lib/stats.js';
-import { formatInt, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import { alternatingRounds, formatInt, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
 export interface StoreThroughputOptions {
   /** The one ioredis client every variant goes through. */
@@ -148,7 +148,7 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
     title: '1. Store throughput',
     method:
       `${inFlight} calls in flight over one ioredis client, ${formatInt(keys)} keys, cost 1 (always allowed); ` +
-      `${rounds} alternating rounds of ${seconds} s per variant; ratios are the median of the per-round ratios.`,
+      `${alternatingRounds(rounds)} of ${seconds} s per variant; ratios are the median of the per-round ratios.`,
     rows,
     notes: [
       goalNote('RedisBucketStore vs the floor', rows[1]!),
