@@ -37,7 +37,9 @@ async function start(
   serverOptions: ServerOptions = {},
 ): Promise<{ server: BudgetServer; store: RedisBucketStore }> {
   const store = isolatedStore(redis);
-  const server = await startBudgetServer({ store, policy: POLICY, ...options }, serverOptions);
+  // These tests are about the contract, not deadlines (store-errors.test.ts is): a generous deadline
+  // keeps a busy shared machine from turning a slow answer into a fail-open response.
+  const server = await startBudgetServer({ store, policy: POLICY, storeTimeoutMs: 1000, ...options }, serverOptions);
   servers.push(server);
   await warmUp(server);
   return { server, store };
