@@ -34,6 +34,7 @@ export const API_KEYS: ReadonlyMap<string, Account> = new Map<string, Account>([
   ['pro-key-bob', { name: 'bob', tier: 'pro' }],
   ['free-key-carol', { name: 'carol', tier: 'free' }],
   ['pro-key-dave', { name: 'dave', tier: 'pro' }],
+  ['free-key-erin', { name: 'erin', tier: 'free' }],
 ]);
 
 /**

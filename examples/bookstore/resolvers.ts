@@ -56,9 +56,14 @@ export const resolvers = {
     authors: (_: unknown, args: Slice, { catalogue }: BookstoreContext) => slice(catalogue.authors, args),
     search: (_: unknown, { text, first }: { text: string; first: number }, { catalogue }: BookstoreContext) => {
       const needle = text.toLowerCase();
-      const books = catalogue.books.filter((book) => book.title.toLowerCase().includes(needle));
-      const authors = catalogue.authors.filter((author) => author.name.toLowerCase().includes(needle));
-      return slice([...authors, ...books], { first });
+      const hits = [
+        ...catalogue.authors.map((author) => ({ result: author as Book | Author, label: author.name })),
+        ...catalogue.books.map((book) => ({ result: book as Book | Author, label: book.title })),
+      ].filter(({ label }) => label.toLowerCase().includes(needle));
+      // Matches at the start of a word first, then alphabetical.
+      const rank = (label: string): number => (label.toLowerCase().split(' ').some((word) => word.startsWith(needle)) ? 0 : 1);
+      hits.sort((a, b) => rank(a.label) - rank(b.label) || a.label.localeCompare(b.label));
+      return slice(hits.map((hit) => hit.result), { first });
     },
     bestsellers: (_: unknown, __: unknown, { catalogue }: BookstoreContext) =>
       [...catalogue.books].sort((a, b) => b.reviewIds.length - a.reviewIds.length || a.id.localeCompare(b.id)).slice(0, 10),

@@ -15,6 +15,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const EXAMPLE_README = readFileSync(join(ROOT, 'examples/bookstore/README.md'), 'utf8');
 const examples = readmeExamples(README);
+const exampleReadmeExamples = readmeExamples(EXAMPLE_README);
 
 /** Sends one README example (its URL pointed at `baseUrl`) and lists how the answer differs from the README. */
 async function replay(example: ReadmeExample, baseUrl: string): Promise<string[]> {
@@ -112,6 +113,21 @@ describeStore(
   () => ({}),
   () => /^Bucket store: MemoryBucketStore /,
 );
+
+describe("the example's own README", () => {
+  let app: RunningExample;
+  beforeAll(async () => {
+    app = await startExample();
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('shows a 400, a mutation and a union, each answered as shown', async () => {
+    expect(exampleReadmeExamples.map((e) => e.response.status)).toEqual([400, 200, 200]);
+    for (const example of exampleReadmeExamples) expect(await replay(example, app.url)).toEqual([]);
+  });
+});
 
 describe('with REDIS_URL', () => {
   let redis: RedisServer;
