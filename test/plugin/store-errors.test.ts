@@ -69,6 +69,28 @@ function expectPrompt(replies: Reply[]): void {
   }
 }
 
+/**
+ * Charges `first + 2` tokens through the plugin while Redis is healthy and checks they are in Redis.
+ * On a busy machine one answer may miss the 50 ms deadline (then `onStoreError` applied and Redis
+ * was not charged), so it tries up to 5 times.
+ */
+async function chargeInRedis(server: BudgetServer, store: RedisBucketStore, user: string, first: number): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await server.post(itemsQuery(first), { user });
+    if ((await store.peek(user, POLICY)).remaining === POLICY.capacity - first - 2) return;
+  }
+  expect.fail(`the plugin did not charge ${user} in Redis in 5 attempts`);
+}
+
+/** True once Redis' bucket refuses an operation too large for what is left (up to 5 tries, as above). */
+async function refusedByRedis(server: BudgetServer, user: string, first: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const reply = await server.post(itemsQuery(first), { user });
+    if (reply.status === 429 && costOf(reply).throttleStatus !== null) return true;
+  }
+  return false;
+}
+
 /** Polls until a request is charged in Redis again; returns how long that took (ms). */
 async function untilRedisCharges(server: BudgetServer, store: RedisBucketStore, user: string): Promise<number> {
   const started = performance.now();
@@ -136,8 +158,7 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
   }
 
   it('Redis killed: the policy applies promptly; restarted: limiting resumes within ~1 s', async () => {
-    const before = await server.post(itemsQuery(48), { user: 'killed' });
-    expect(costOf(before).throttleStatus?.currentlyAvailable).toBe(50);
+    await chargeInRedis(server, store, 'killed', 48);
 
     await redisServer.kill();
     const during = await sequence(server, 'killed', 12);
@@ -152,16 +173,13 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
     const resumedAfter = await untilRedisCharges(server, store, 'killed-after');
     expect(resumedAfter).toBeLessThan(RESUME_WITHIN_MS);
     // Enforcement is back: an operation larger than what is left is refused by Redis' bucket.
-    const big = await server.post(itemsQuery(98), { user: 'killed-after' });
-    expect(big.status).toBe(429);
+    expect(await refusedByRedis(server, 'killed-after', 98)).toBe(true);
   });
 
   it('Redis paused (SIGSTOP): timeouts, not hangs; nothing is charged late; limiting resumes after SIGCONT', async () => {
     await redisServer.restart();
     await whenReady(redis);
-    const before = await server.post(itemsQuery(48), { user: 'paused' });
-    expect(before.status).toBe(200);
-    expect((await store.peek('paused', POLICY)).remaining).toBe(50);
+    await chargeInRedis(server, store, 'paused', 48);
 
     redisServer.pause();
     const callsBefore = counting.calls;
