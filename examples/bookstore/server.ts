@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
@@ -58,11 +59,24 @@ function portFromEnv(value: string | undefined): number {
   return port;
 }
 
+/** Whether something already listens on `port` (so `npm start` can say so plainly). */
+function portIsFree(port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
+}
+
 async function main(): Promise<void> {
   const port = portFromEnv(process.env.PORT);
   const selected = storeFromEnv(process.env);
   console.log('graphql-budget bookstore example');
   console.log(`Bucket store: ${selected.description}`);
+  if (!(await portIsFree(port))) {
+    throw new Error(`Port ${port} is already in use: choose another, e.g. PORT=${port + 1} npm start`);
+  }
   await selected.ready();
   const { url, stop } = await createBookstoreServer({ store: selected.store, port });
   console.log(`Ready at ${url} (API keys and tiers: examples/bookstore/README.md)`);
