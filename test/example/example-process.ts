@@ -7,6 +7,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** tsx's loader, by absolute URL so scripts can run from any working directory. */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 /** A process running one of the example's scripts the way `npm start` / `npm run demo` do (through tsx). */
 export interface ScriptRun {
   readonly child: ChildProcess;
@@ -30,7 +35,13 @@ export function runScript(script: string, args: string[], options: { env?: Recor
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
   return { child, lines, exited };
 }
 
