@@ -1,7 +1,8 @@
 /**
- * `npm run demo [-- --quick] [-- --out file.svg] [url]`: drives the running bookstore example as two
+ * `npm run demo -- [--quick] [--out file.svg] [url]`: drives the running bookstore example as two
  * callers of different tiers through a burst, a throttle (obeying Retry-After) and a refill, prints
  * one line per request, and writes `demo-budget.svg` (tokens remaining over time) where it was run.
+ * The URL defaults to `DEMO_URL`, then http://localhost:4000/; `DEMO_QUICK=1` is the same as --quick.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
