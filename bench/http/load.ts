@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { Redis } from 'ioredis';
-import { infoField } from '../lib/machine.js';
+import { redisCpuMicros } from '../lib/machine.js';
 import { percentile } from '../lib/stats.js';
 import type { VariantServer } from './servers.js';
 import { REQUEST_BODY, REQUEST_HEADERS, type HttpVariant } from './variants.js';
@@ -33,10 +33,6 @@ export interface LoadResult {
   redisCpuMicros: number;
 }
 
-async function redisCpuMicros(redis: Redis): Promise<number> {
-  const [user, system] = await Promise.all([infoField(redis, 'cpu', 'used_cpu_user'), infoField(redis, 'cpu', 'used_cpu_sys')]);
-  return (Number(user) + Number(system)) * 1e6;
-}
 
 /**
  * What a correct answer looks like: data and no errors; with the plugin, an `extensions.cost` with a

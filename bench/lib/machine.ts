@@ -21,6 +21,13 @@ export async function infoField(client: Redis, section: string, field: string): 
   return line?.slice(field.length + 1);
 }
 
+/** CPU time redis-server has used so far, user + system (µs). */
+export async function redisCpuMicros(client: Redis): Promise<number> {
+  const info = await client.info('cpu');
+  const seconds = (field: string): number => Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info)?.[1]);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6;
+}
+
 /** The facts the README quotes next to the table. `loadEnd` is filled in when the run ends. */
 export async function machineInfo(client: Redis): Promise<MachineInfo> {
   return {

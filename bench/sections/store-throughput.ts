@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { BucketStore } from '../../src/bucket/types.js';
-import { infoField } from '../lib/machine.js';
+import { redisCpuMicros } from '../lib/machine.js';
 import { median, range, rotate } from '../lib/stats.js';
 import { alternatingRounds, formatInt, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
@@ -38,10 +38,6 @@ interface Sample {
   redisCpu: number;
 }
 
-async function redisCpuMicros(client: Redis): Promise<number> {
-  const [user, system] = await Promise.all([infoField(client, 'cpu', 'used_cpu_user'), infoField(client, 'cpu', 'used_cpu_sys')]);
-  return (Number(user) + Number(system)) * 1e6;
-}
 
 /** Runs `inFlight` concurrent loops of `call` over `keys` keys for `seconds`. */
 async function measure(client: Redis, variant: Variant, keys: number, inFlight: number, seconds: number): Promise<Sample> {
