@@ -123,9 +123,11 @@ export function formatMs(value: number): string {
 
 /** Microseconds for per-call CPU times. */
 export function formatUs(value: number): string {
-  if (value >= 1000) return `${(value / 1000).toFixed(2)} ms`;
-  if (value >= 10) return `${value.toFixed(0)} µs`;
-  return `${value.toFixed(2)} µs`;
+  const sign = value < 0 ? '−' : '';
+  const size = Math.abs(value);
+  if (size >= 1000) return `${sign}${(size / 1000).toFixed(2)} ms`;
+  if (size >= 10) return `${sign}${size.toFixed(0)} µs`;
+  return `${sign}${size.toFixed(2)} µs`;
 }
 
 /** A signed difference in milliseconds: `+0.21 ms`, `−0.03 ms`. */
