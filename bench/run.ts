@@ -21,7 +21,7 @@ import { RedisBucketStore } from '../src/index.js';
 import { startVariantServer, type VariantServer } from './http/servers.js';
 import { HTTP_VARIANTS, type HttpVariant } from './http/variants.js';
 import { machineInfo } from './lib/machine.js';
-import { readmeBlock, updateReadme } from './lib/readme.js';
+import { updateReadme } from './lib/readme.js';
 import { connect, startBenchRedis } from './lib/redis.js';
 import type { RunResult, SectionResult } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
@@ -121,10 +121,10 @@ async function main(): Promise<void> {
     };
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
-    writeFileSync(join(out, 'latest.md'), `${markdownReport(run)}\n`);
+    writeFileSync(join(out, 'latest.md'), `${markdownReport(run, 'latest.svg')}\n`);
     writeFileSync(join(out, 'latest.svg'), renderSvg(run));
     if (readme) {
-      updateReadme('README.md', readmeBlock(run, relative('.', join(out, 'latest.svg'))));
+      updateReadme('README.md', markdownReport(run, relative('.', join(out, 'latest.svg'))));
       console.log('README.md: "Performance" tables replaced with this run.');
     }
     const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`));

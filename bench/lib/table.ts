@@ -26,9 +26,22 @@ function escapeCell(text: string): string {
   return text.replaceAll('|', '\\|');
 }
 
+/** Where and how the run was made, in one paragraph; a quick run says it is not to be quoted. */
+export function runSummary(run: RunResult): string {
+  const { machine } = run;
+  const when = `${run.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+  const summary =
+    `Measured ${when} with \`${run.command}\` (${run.seconds.toFixed(0)} s) on ${machine.nproc} cores (\`nproc\`) of ` +
+    `${machine.cpuModel}, Node ${machine.node}, Redis ${machine.redis}, ${machine.os}, NODE_ENV=${machine.nodeEnv}; ` +
+    `1-minute load average ${machine.loadStart.toFixed(2)} at the start, ${machine.loadEnd.toFixed(2)} at the end.`;
+  if (run.mode === 'full') return summary;
+  return `**Quick smoke run: samples far too small to quote; not the README's table.** ${summary}`;
+}
+
 /** The whole run as Markdown: per section, how it was measured, a table, and the notes. */
-export function markdownReport(run: RunResult): string {
-  const out: string[] = [];
+export function markdownReport(run: RunResult, chartPath?: string): string {
+  const out: string[] = [runSummary(run), ''];
+  if (chartPath !== undefined) out.push(`![Benchmark ratios](${chartPath})`, '');
   for (const section of run.sections) {
     out.push(`**${section.title}.** ${section.method}`, '');
     out.push(`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`);
