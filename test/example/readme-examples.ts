@@ -91,7 +91,7 @@ export function parseCurl(command: string): CurlRequest {
     }
   }
   if (!request.url) throw new SyntaxError(`No URL in: ${command}`);
-  request.method ||= request.body === undefined ? 'GET' : 'POST';
+  if (request.method === '') request.method = request.body === undefined ? 'GET' : 'POST';
   return request;
 }
 
