@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { redisCpuMicros } from '../lib/machine.js';
 import { percentile } from '../lib/stats.js';
 import type { VariantServer } from './servers.js';
-import { REQUEST_BODY, REQUEST_HEADERS, type HttpVariant } from './variants.js';
+import { hasPlugin, REQUEST_BODY, REQUEST_HEADERS, type HttpVariant } from './variants.js';
 
 export interface LoadOptions {
   server: VariantServer;
@@ -39,7 +39,7 @@ export interface LoadResult {
  * real throttle status (a `null` one would mean the request went through uncharged).
  */
 function checkBody(variant: HttpVariant): (body: string) => boolean {
-  const plugin = variant === 'plugin-memory' || variant === 'plugin-redis';
+  const plugin = hasPlugin(variant);
   return (body) => {
     if (!body.startsWith('{"data":{"books":') || body.includes('"errors"')) return false;
     return !plugin || (body.includes('"requestedQueryCost"') && !body.includes('"throttleStatus":null'));

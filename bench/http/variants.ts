@@ -1,15 +1,21 @@
 import type { BucketPolicy } from '../../src/bucket/types.js';
 
 /** What guards the example server in an HTTP benchmark run. */
-export const HTTP_VARIANTS = ['bare', 'plugin-memory', 'plugin-redis', 'armor-cost-limit'] as const;
+export const HTTP_VARIANTS = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-pipelined', 'armor-cost-limit'] as const;
 export type HttpVariant = (typeof HTTP_VARIANTS)[number];
 
 export const VARIANT_LABELS: Readonly<Record<HttpVariant, string>> = {
   bare: 'bare Apollo Server (no limit)',
   'plugin-memory': 'plugin + MemoryBucketStore',
   'plugin-redis': 'plugin + RedisBucketStore',
+  'plugin-redis-pipelined': 'plugin + RedisBucketStore, ioredis enableAutoPipelining',
   'armor-cost-limit': 'graphql-armor cost-limit rule',
 };
+
+/** Whether the variant runs the budget plugin. */
+export function hasPlugin(variant: HttpVariant): boolean {
+  return variant.startsWith('plugin-');
+}
 
 export function isHttpVariant(value: unknown): value is HttpVariant {
   return typeof value === 'string' && (HTTP_VARIANTS as readonly string[]).includes(value);

@@ -139,3 +139,9 @@ export function formatDeltaMs(value: number): string {
 export function alternatingRounds(count: number): string {
   return `${count} alternating round${count === 1 ? '' : 's'}`;
 }
+
+/** A signed percentage: `+19%`, `−1%`. */
+export function formatPercent(fraction: number): string {
+  const percent = Math.round(fraction * 100);
+  return `${percent < 0 ? '−' : '+'}${Math.abs(percent)}%`;
+}

@@ -1,10 +1,15 @@
 import { formatGoal, formatRatio, type RunResult } from './report.js';
 
 const WIDTH = 1000;
-const LABEL = 330;
-const PLOT = 380;
+const LABEL = 390;
+const PLOT = 360;
 const ROW = 22;
 const HEAD = 28;
+
+/** Long variant names are cut to fit the label column (the tables keep them whole). */
+function fit(text: string, max = 60): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 function escapeXml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
@@ -32,7 +37,7 @@ export function renderSvg(run: RunResult): string {
       const ratio = row.ratio!;
       const colour = row.met === undefined ? '#4a78c2' : row.met ? '#2e8b57' : '#c0392b';
       const end = x(ratio.value);
-      parts.push(`<text x="${LABEL - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(row.variant)}</text>`);
+      parts.push(`<text x="${LABEL - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(fit(row.variant))}</text>`);
       parts.push(`<rect x="${LABEL}" y="${y + 4}" width="${(end - LABEL).toFixed(1)}" height="${ROW - 8}" fill="${colour}"/>`);
       const clipped = ratio.value > scaleMax ? ' ▸' : '';
       const goal = row.goal ? ` (goal ${formatGoal(row.goal)})` : '';

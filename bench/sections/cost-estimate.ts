@@ -92,7 +92,7 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
     ratioRow(label, `${formatUs(us(name))} CPU per call`, { microsecondsMedian: us(name) }, { value: us(name) / gqc, of: 'getComplexity time' });
   const rows: Row[] = [
     { variant: 'graphql-query-complexity getComplexity, simpleEstimator', value: `${formatUs(gqc)} CPU per call`, metrics: { microsecondsMedian: gqc } },
-    row('cold', 'estimateCost, cold (first call on a schema: reads its cost table)'),
+    row('cold', 'estimateCost, cold (fresh schema: reads its cost table)'),
     row('warm', 'estimateCost, cost table cached'),
     row('cached', "plugin's estimate cache hit"),
   ];
