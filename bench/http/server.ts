@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     typeDefs: [costDirectivesTypeDefs, typeDefs],
     resolvers,
     plugins,
-    // graphql-armor's cost limit, as its README wires it into Apollo Server: a validation rule.
+    // graphql-armor's cost limit in Apollo Server: its `costLimitRule` as a validation rule.
     validationRules: variant === 'armor-cost-limit' ? [costLimitRule({ maxCost: 1_000_000_000 })] : [],
   });
   const { url } = await startStandaloneServer(server, {

@@ -121,6 +121,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     notes: [
       goalNote('Plugin + RedisBucketStore vs bare', rows[2]!),
       cpuNote(results),
+      "graphql-armor's rule runs during validation, which Apollo Server caches per query document: with the same query on every request it runs once.",
       responseNote(results),
     ].filter((note): note is string => note !== undefined),
     seconds: (performance.now() - started) / 1000,
