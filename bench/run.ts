@@ -3,7 +3,7 @@
  * on a redis-server this run starts (never the shared 6379). Prints one table per section, and writes
  * the run as JSON, Markdown and an SVG chart.
  *
- *   npm run bench                  full run (about 3–4 minutes): bench/results/latest.{json,md,svg}
+ *   npm run bench                  full run (about 3 minutes): bench/results/latest.{json,md,svg}
  *   npm run bench -- --quick       CI smoke run with tiny samples: bench/results/partial.tmp/
  *   npm run bench -- --only store-throughput,redis-memory   some sections: bench/results/partial.tmp/
  *   npm run bench -- --out DIR     write the results to DIR instead
@@ -34,12 +34,12 @@ import { storeThroughput } from './sections/store-throughput.js';
 const SECTION_IDS = ['store-throughput', 'redis-memory', 'cost-estimate', 'http-throughput', 'http-latency'] as const;
 type SectionId = (typeof SECTION_IDS)[number];
 
-/** Sample sizes. `full` is sized to finish in about 3–4 minutes on a quiet 2-core machine. */
+/** Sample sizes. `full` finishes in about 3 minutes on a quiet 2-core machine. */
 const SETTINGS = {
   full: {
     store: { inFlight: 64, keys: 1000, rounds: 7, seconds: 1.25 },
     memory: { keys: 200_000 },
-    cost: { rounds: 11, callsPerRound: 25 },
+    cost: { rounds: 21, callsPerRound: 40 },
     http: { connections: 16, rounds: 3, seconds: 5, warmUpSeconds: 1.5 },
     latency: { connections: 8, rate: 200, rounds: 3, seconds: 4 },
   },
