@@ -4,6 +4,9 @@ import type { CircuitBreaker } from './circuit-breaker.js';
 
 type Logger = GraphQLServerContext['logger'];
 
+/** How long after the store's own deadline the plugin stops waiting for a store that ignores it (ms). */
+export const BACKSTOP_GRACE_MS = 20;
+
 /** What happens to a request when the bucket store errors or misses its deadline. */
 export type StoreErrorPolicy = 'allow' | 'deny' | 'local';
 
@@ -35,7 +38,9 @@ export interface GuardedStoreOptions {
  * `timeoutMs` or is reported as unavailable (or answered by the fallback), never thrown.
  *
  * The deadline itself is the store's (`timeoutMs` call option): a store call that misses it rejects,
- * and the command has no effect if it reaches Redis later, so a late answer never charges.
+ * and the command has no effect if it reaches Redis later, so a late answer never charges. A store
+ * that ignores `timeoutMs` (a custom one) is still cut off here, `BACKSTOP_GRACE_MS` after the
+ * deadline, so no request waits on it; such a store's late answer is not undone.
  */
 export class GuardedStore {
   readonly #store: BucketStore;
@@ -76,7 +81,7 @@ export class GuardedStore {
   ): Promise<BucketResult | undefined> {
     if (!this.#breaker.tryAcquire()) return undefined;
     try {
-      const result = await run({ timeoutMs: this.#timeoutMs });
+      const result = await withBackstop(run({ timeoutMs: this.#timeoutMs }), this.#timeoutMs + BACKSTOP_GRACE_MS);
       if (this.#breaker.recordSuccess()) logger.info('graphql-budget: the bucket store answers again; budgets are enforced by it again.');
       return result;
     } catch (error) {
@@ -85,7 +90,7 @@ export class GuardedStore {
       const reason = error instanceof Error ? error.message : String(error);
       if (opened && wasClosed) {
         logger.warn(
-          `graphql-budget: the bucket store failed (${reason}); not calling it for ${this.#breaker.msUntilProbe()} ms ` +
+          `graphql-budget: the bucket store failed (${reason}); not calling it for ${Math.ceil(this.#breaker.msUntilProbe())} ms ` +
             'before probing it again. onStoreError decides requests meanwhile.',
         );
       } else {
@@ -94,4 +99,14 @@ export class GuardedStore {
       return undefined;
     }
   }
+}
+
+/** Rejects when `call` has not settled after `ms`; its late result is dropped (and a late rejection handled). */
+function withBackstop<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const backstop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the bucket store did not answer within ${ms} ms`)), ms);
+  });
+  call.catch(() => undefined);
+  return Promise.race([call, backstop]).finally(() => clearTimeout(timer));
 }

@@ -204,3 +204,38 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
     expect(unhandled).toEqual([]);
   });
 });
+
+/** A custom store that ignores `timeoutMs` and never answers a consume. */
+class SilentStore implements BucketStore {
+  consumes = 0;
+  consume(): Promise<BucketResult> {
+    this.consumes++;
+    return new Promise<BucketResult>(() => undefined);
+  }
+  refund(): Promise<BucketResult> {
+    return new Promise<BucketResult>(() => undefined);
+  }
+  peek(): Promise<BucketResult> {
+    return new Promise<BucketResult>(() => undefined);
+  }
+}
+
+describe('a custom store that ignores timeoutMs', () => {
+  it('is cut off shortly after the deadline, so no request hangs and the breaker still opens', async () => {
+    const silent = new SilentStore();
+    const server = await startBudgetServer({ store: silent, policy: POLICY, onStoreError: 'allow', storeTimeoutMs: TIMEOUT_MS });
+    try {
+      const replies = await sequence(server, 'silent', 5);
+      expectPrompt(replies);
+      for (const reply of replies) {
+        expect(reply.status).toBe(200);
+        expect(costOf(reply).throttleStatus).toBeNull();
+      }
+      // Three missed deadlines open the circuit: the next requests do not call the store at all.
+      expect(silent.consumes).toBe(3);
+      expect(server.logs.some((log) => log.level === 'warn' && /did not answer within 70 ms/.test(log.message))).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+});
