@@ -1,14 +1,14 @@
 import type { BucketPolicy } from '../../src/bucket/types.js';
 
 /** What guards the example server in an HTTP benchmark run. */
-export const HTTP_VARIANTS = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-pipelined', 'armor-cost-limit'] as const;
+export const HTTP_VARIANTS = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-unpipelined', 'armor-cost-limit'] as const;
 export type HttpVariant = (typeof HTTP_VARIANTS)[number];
 
 export const VARIANT_LABELS: Readonly<Record<HttpVariant, string>> = {
   bare: 'bare Apollo Server (no limit)',
   'plugin-memory': 'plugin + MemoryBucketStore',
   'plugin-redis': 'plugin + RedisBucketStore',
-  'plugin-redis-pipelined': 'plugin + RedisBucketStore, ioredis enableAutoPipelining',
+  'plugin-redis-unpipelined': 'plugin + RedisBucketStore, ioredis without auto-pipelining',
   'armor-cost-limit': 'graphql-armor cost-limit rule',
 };
 

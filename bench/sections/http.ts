@@ -63,7 +63,7 @@ function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
   return (
     `Server CPU per request: bare ${formatUs(bare)}; the plugin adds ${added('plugin-memory')} with MemoryBucketStore, ` +
     `${added('plugin-redis')} with RedisBucketStore (plus ${formatUs(redis)} of redis-server CPU), ` +
-    `${added('plugin-redis-pipelined')} with RedisBucketStore on an auto-pipelining client; graphql-armor adds ${added('armor-cost-limit')}.`
+    `${added('plugin-redis-unpipelined')} with RedisBucketStore on a client without auto-pipelining; graphql-armor adds ${added('armor-cost-limit')}.`
   );
 }
 
@@ -74,7 +74,7 @@ function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
 export async function httpThroughput(options: HttpThroughputOptions): Promise<SectionResult> {
   const started = performance.now();
   const { servers, redis, connections, rounds, seconds, warmUpSeconds, lenient } = options;
-  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-pipelined', 'armor-cost-limit'];
+  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-unpipelined', 'armor-cost-limit'];
   const run = (server: VariantServer, runSeconds: number): Promise<LoadResult> =>
     load({ server, redis, connections, seconds: runSeconds });
 

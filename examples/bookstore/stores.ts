@@ -58,8 +58,10 @@ export function parseClusterNodes(value: string): { host: string; port: number }
 
 // The client a limiter wants (see "Adding the plugin" in the README): with ioredis' defaults a
 // command to a dead Redis waits ~70 s and runs late on reconnect; here it fails at once, is never
-// resent, and the plugin's `onStoreError` decides what the request gets.
+// resent, and the plugin's `onStoreError` decides what the request gets. Auto-pipelining sends the
+// commands of concurrent requests in one socket write.
 const clientOptions = {
+  enableAutoPipelining: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
@@ -99,6 +101,7 @@ export function storeFromEnv(
     const nodes = parseClusterNodes(clusterNodes);
     const cluster = new Cluster(nodes, {
       redisOptions: clientOptions,
+      enableAutoPipelining: true,
       enableOfflineQueue: false,
       clusterRetryStrategy: clientOptions.retryStrategy,
     });

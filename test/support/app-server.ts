@@ -45,9 +45,11 @@ const number = (name: string, fallback: number): number => (env[name] === undefi
  * queued while disconnected and never resent after a reconnect (a late consume would charge a
  * request that was already decided). Reconnect attempts are frequent (≤ 200 ms apart) so limiting
  * resumes within about a second of Redis returning. No `commandTimeout`: the store's own deadline
- * (`storeTimeoutMs`) bounds every call.
+ * (`storeTimeoutMs`) bounds every call. Auto-pipelining sends the commands of concurrent requests in
+ * one socket write.
  */
 const redisOptions = {
+  enableAutoPipelining: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
@@ -62,6 +64,7 @@ async function connectRedis(): Promise<Redis | Cluster | undefined> {
       return { host: host ?? '127.0.0.1', port: Number(port) };
     });
     const cluster = new Cluster(nodes, {
+      enableAutoPipelining: true,
       enableOfflineQueue: false,
       clusterRetryStrategy: (attempt: number) => Math.min(attempt * 50, 200),
       retryDelayOnFailover: 100,
