@@ -88,11 +88,22 @@ function expectClientError(reply: Reply, codes?: string[]): void {
 const tooExpensive = ['COST_ESTIMATED_TOO_EXPENSIVE', 'COST_ANALYSIS_LIMIT', 'COST_ANALYSIS_FAILED'];
 
 describe('hostile input over HTTP', () => {
-  it('2000 aliases of a list field: rejected as too expensive before execution', async () => {
+  it('500 aliases of a list field: rejected as too expensive before execution', async () => {
     await hostile(
       'aliases',
-      (seed) => ({ payload: { query: `{ ${Array.from({ length: 2000 }, (_, i) => `a${seed}_${i}: items(first: 10) { id }`).join(' ')} }` } }),
+      (seed) => ({ payload: { query: `{ ${Array.from({ length: 500 }, (_, i) => `a${seed}_${i}: items(first: 100) { id }`).join(' ')} }` } }),
       (reply) => expectClientError(reply, tooExpensive),
+    );
+  });
+
+  it('5000 aliases: stopped by the parser token limit before graphql-js validation', async () => {
+    await hostile(
+      'aliases over maxTokens',
+      (seed) => ({ payload: { query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${seed}_${i}: items(first: 10) { id }`).join(' ')} }` } }),
+      (reply) => {
+        expectClientError(reply, ['GRAPHQL_PARSE_FAILED']);
+        expect(reply.body?.errors?.[0]?.message).toMatch(/10000 tokens/);
+      },
     );
   });
 

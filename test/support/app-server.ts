@@ -97,6 +97,8 @@ const server = new ApolloServer<TestContext>({
   resolvers: itemsResolvers,
   allowBatchedHttpRequests: true,
   includeStacktraceInErrorResponses: false,
+  // A document's size is bounded before graphql-js validates it (README, "Hostile documents").
+  parseOptions: { maxTokens: number('MAX_TOKENS', 10_000) },
   plugins: env.BARE === '1' ? [] : [
     queryBudgetPlugin<TestContext>({
       identify: ({ contextValue }) => contextValue.user ?? 'anonymous',
