@@ -55,4 +55,13 @@ export interface BucketStore {
   refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;
   /** Reads the bucket without changing it. */
   peek(key: string, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;
+  /**
+   * Which independently failing part of the store holds `key`'s bucket (e.g. the Redis Cluster
+   * master serving its slot). The plugin keeps one circuit breaker per partition, so a failing
+   * part does not stop the calls to the healthy ones. Called on every request: it must be cheap,
+   * synchronous and never throw. Two keys in the same partition must get equal strings; a
+   * partition that is replaced (a promoted replica) should get a new string.
+   * @default undefined (the whole store is one partition)
+   */
+  partitionOf?(key: string): string;
 }

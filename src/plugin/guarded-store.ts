@@ -1,11 +1,14 @@
 import type { GraphQLServerContext } from '@apollo/server';
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
-import type { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker.js';
 
 type Logger = GraphQLServerContext['logger'];
 
 /** How long after the store's own deadline the plugin stops waiting for a store that ignores it (ms). */
 export const BACKSTOP_GRACE_MS = 20;
+
+/** Circuit breakers kept at most, one per store partition (see `BucketStore.partitionOf`). */
+export const MAX_BREAKERS = 1024;
 
 /** What happens to a request when the bucket store errors or misses its deadline. */
 export type StoreErrorPolicy = 'allow' | 'deny' | 'local';
@@ -28,14 +31,23 @@ export type Charge =
 export interface GuardedStoreOptions {
   store: BucketStore;
   timeoutMs: number;
-  breaker: CircuitBreaker;
+  /** Options of every partition's circuit breaker. */
+  breaker: Required<CircuitBreakerOptions>;
+  /** The breakers' clock (ms). @default performance.now */
+  now?: () => number;
   /** The in-process store used while the primary is unavailable (`onStoreError: 'local'`). */
   fallback: BucketStore | undefined;
 }
 
 /**
- * The bucket store behind a deadline and a circuit breaker: every call either answers within
+ * The bucket store behind a deadline and circuit breakers: every call either answers within
  * `timeoutMs` or is reported as unavailable (or answered by the fallback), never thrown.
+ *
+ * One breaker per partition of the store (`BucketStore.partitionOf`: a Redis Cluster master, say),
+ * created when the partition is first seen, so a failing partition stops only the calls for the
+ * keys it holds. A store without `partitionOf` is one partition. At most `MAX_BREAKERS` are kept:
+ * beyond that a closed breaker is forgotten first (it holds only a count of recent failures), and
+ * an open one only when none is closed.
  *
  * The deadline itself is the store's (`timeoutMs` call option): a store call that misses it rejects,
  * and the command has no effect if it reaches Redis later, so a late answer never charges. A store
@@ -45,24 +57,40 @@ export interface GuardedStoreOptions {
 export class GuardedStore {
   readonly #store: BucketStore;
   readonly #timeoutMs: number;
-  readonly #breaker: CircuitBreaker;
+  readonly #breakerOptions: Required<CircuitBreakerOptions>;
+  readonly #now: () => number;
+  /** The breaker of a store without partitions. */
+  readonly #single: Partition | undefined;
+  /** Partition name → its breaker, oldest first (a store with partitions). */
+  readonly #partitions = new Map<string, Partition>();
   readonly #fallback: BucketStore | undefined;
 
   constructor(options: GuardedStoreOptions) {
     this.#store = options.store;
     this.#timeoutMs = options.timeoutMs;
-    this.#breaker = options.breaker;
+    this.#breakerOptions = options.breaker;
+    this.#now = options.now ?? (() => performance.now());
     this.#fallback = options.fallback;
+    this.#single =
+      typeof options.store.partitionOf === 'function' ? undefined : { name: undefined, breaker: this.#newBreaker() };
   }
 
   /** Takes `cost` tokens from `key`'s bucket if they exist (see `BucketStore.consume`). */
   async consume(key: string, cost: number, policy: BucketPolicy, logger: Logger): Promise<Charge> {
-    const answer = await this.#call(logger, (options) => this.#store.consume(key, cost, policy, options));
+    const partition = this.#partitionOf(key, logger);
+    const answer = await this.#call(partition, logger, (options) => this.#store.consume(key, cost, policy, options));
     if (answer) return { status: 'answered', result: answer, store: this.#store };
     if (this.#fallback) {
       return { status: 'answered', result: await this.#fallback.consume(key, cost, policy), store: this.#fallback };
     }
-    return { status: 'unavailable', retryAfterMs: Math.max(this.#breaker.msUntilProbe(), 1) };
+    return { status: 'unavailable', retryAfterMs: Math.max(partition.breaker.msUntilProbe(), 1) };
+  }
+
+  /** The state of the breaker of `key`'s partition (`'closed'` for a partition not seen yet). */
+  stateOf(key: string): CircuitState {
+    if (this.#single) return this.#single.breaker.state;
+    const name = this.#store.partitionOf?.(key);
+    return (name === undefined ? undefined : this.#partitions.get(name))?.breaker.state ?? 'closed';
   }
 
   /**
@@ -72,33 +100,86 @@ export class GuardedStore {
    */
   async refund(store: BucketStore, key: string, amount: number, policy: BucketPolicy, logger: Logger): Promise<BucketResult | undefined> {
     if (store !== this.#store) return store.refund(key, amount, policy);
-    return this.#call(logger, (options) => this.#store.refund(key, amount, policy, options));
+    const partition = this.#partitionOf(key, logger);
+    return this.#call(partition, logger, (options) => this.#store.refund(key, amount, policy, options));
+  }
+
+  #newBreaker(): CircuitBreaker {
+    return new CircuitBreaker(this.#breakerOptions, this.#now);
+  }
+
+  /** The breaker of the partition holding `key`'s bucket, created on first sight. */
+  #partitionOf(key: string, logger: Logger): Partition {
+    if (this.#single) return this.#single;
+    let name: string;
+    try {
+      name = String((this.#store.partitionOf as (key: string) => string).call(this.#store, key));
+    } catch (error) {
+      logger.debug(`graphql-budget: the bucket store's partitionOf failed: ${error instanceof Error ? error.message : String(error)}`);
+      name = '';
+    }
+    let partition = this.#partitions.get(name);
+    if (partition === undefined) {
+      if (this.#partitions.size >= MAX_BREAKERS) this.#forgetOne();
+      partition = { name, breaker: this.#newBreaker() };
+      this.#partitions.set(name, partition);
+    }
+    return partition;
+  }
+
+  /** Makes room for one breaker: the oldest closed one, or the oldest of all when none is closed. */
+  #forgetOne(): void {
+    for (const [name, partition] of this.#partitions) {
+      if (partition.breaker.state === 'closed') {
+        this.#partitions.delete(name);
+        return;
+      }
+    }
+    const oldest = this.#partitions.keys().next();
+    if (oldest.done !== true) this.#partitions.delete(oldest.value);
   }
 
   async #call(
+    partition: Partition,
     logger: Logger,
     run: (options: { timeoutMs: number }) => Promise<BucketResult>,
   ): Promise<BucketResult | undefined> {
-    if (!this.#breaker.tryAcquire()) return undefined;
+    const { breaker } = partition;
+    if (!breaker.tryAcquire()) return undefined;
     try {
       const result = await withBackstop(run({ timeoutMs: this.#timeoutMs }), this.#timeoutMs + BACKSTOP_GRACE_MS);
-      if (this.#breaker.recordSuccess()) logger.info('graphql-budget: the bucket store answers again; budgets are enforced by it again.');
+      if (breaker.recordSuccess()) {
+        logger.info(`graphql-budget: the bucket store${where(partition)} answers again; budgets are enforced by it again.`);
+      }
       return result;
     } catch (error) {
-      const wasClosed = this.#breaker.state === 'closed';
-      const opened = this.#breaker.recordFailure();
+      const wasClosed = breaker.state === 'closed';
+      const opened = breaker.recordFailure();
       const reason = error instanceof Error ? error.message : String(error);
       if (opened && wasClosed) {
         logger.warn(
-          `graphql-budget: the bucket store failed (${reason}); not calling it for ${Math.ceil(this.#breaker.msUntilProbe())} ms ` +
-            'before probing it again. onStoreError decides requests meanwhile.',
+          `graphql-budget: the bucket store failed (${reason}); not calling it for ${Math.ceil(breaker.msUntilProbe())} ms ` +
+            `before probing it again${where(partition)}. onStoreError decides ` +
+            `${partition.name === undefined ? 'requests' : 'the requests for keys in that partition'} meanwhile.`,
         );
       } else {
-        logger.debug(`graphql-budget: bucket store call failed: ${reason}`);
+        logger.debug(`graphql-budget: bucket store call failed${where(partition)}: ${reason}`);
       }
       return undefined;
     }
   }
+}
+
+/** A part of the store that fails on its own, and its circuit breaker. */
+interface Partition {
+  /** `BucketStore.partitionOf`'s name; undefined for a store without partitions. */
+  readonly name: string | undefined;
+  readonly breaker: CircuitBreaker;
+}
+
+/** " (partition X)" for log lines, or nothing for a store without partitions. */
+function where(partition: Partition): string {
+  return partition.name === undefined ? '' : ` (partition ${partition.name})`;
 }
 
 /** Rejects when `call` has not settled after `ms`; its late result is dropped (and a late rejection handled). */

@@ -85,7 +85,10 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   storeTimeoutMs?: number;
   /**
-   * When to stop calling a failing store and when to probe it again.
+   * When to stop calling a failing store and when to probe it again. The plugin keeps one breaker
+   * per partition of the store (`BucketStore.partitionOf`; for a `RedisBucketStore` over a Cluster,
+   * the master serving the key's slot), so a failing Cluster master stops only the calls for the
+   * buckets it holds. A store without partitions has one breaker.
    * @default { failureThreshold: 3, cooldownMs: 500 }
    */
   circuitBreaker?: CircuitBreakerOptions;

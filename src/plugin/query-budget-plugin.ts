@@ -10,7 +10,6 @@ import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
 import { createCostAnalyzer, defaultChargedCost, type CostAnalyzer } from '../cost/analyzer.js';
 import type { CostEstimate } from '../cost/types.js';
-import { CircuitBreaker } from './circuit-breaker.js';
 import { throttleStatusOf, type CostExtension } from './cost-extension.js';
 import { EstimateCache, estimateCacheKey } from './estimate-cache.js';
 import {
@@ -59,9 +58,9 @@ const WARM_UP_TIMEOUT_MS = 2000;
 /**
  * Charges every operation its cost against the caller's token bucket.
  *
- * request → estimate (cost engine, cached) → consume (store behind a deadline and a circuit breaker)
- * → decision (run, or reject with 429 / 400 / 503) → after execution: actual cost, one refund call,
- * `extensions.cost` and RateLimit headers.
+ * request → estimate (cost engine, cached) → consume (store behind a deadline and one circuit breaker
+ * per store partition) → decision (run, or reject with 429 / 400 / 503) → after execution: actual
+ * cost, one refund call, `extensions.cost` and RateLimit headers.
  */
 export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   options: QueryBudgetOptions<TContext>,
@@ -71,7 +70,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   const guard = new GuardedStore({
     store,
     timeoutMs: config.storeTimeoutMs,
-    breaker: new CircuitBreaker(config.circuitBreaker),
+    breaker: config.circuitBreaker,
     fallback: config.onStoreError === 'local' ? new MemoryBucketStore() : undefined,
   });
   const charged = config.cost ?? defaultChargedCost;
