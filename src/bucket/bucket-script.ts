@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
-import type { BucketOp, BucketReply } from './bucket-math.js';
+import { bucketReply, type BucketOp, type BucketReply } from './bucket-math.js';
 import { BucketStoreError } from './errors.js';
 
 /** The Lua source of the bucket script. */
@@ -52,42 +52,44 @@ export function defineBucketCommand(client: Redis | Cluster): BucketCommand {
   return (key, ...args) => command.call(client, key, ...args);
 }
 
-/** ARGV for one call, in the order of the script's header. */
+/** ARGV for one call, in the order of the script's header; absent trailing entries are left out. */
 export function bucketArgs(call: BucketScriptCall): string[] {
-  return [
-    call.op,
-    String(call.amount),
-    String(call.capacity),
-    String(call.refillPerSecond),
-    call.deadlineUs === undefined ? '' : String(Math.floor(call.deadlineUs)),
-    call.nowUs === undefined ? '' : String(call.nowUs),
-  ];
+  const args = [call.op, String(call.amount), String(call.capacity), String(call.refillPerSecond)];
+  if (call.deadlineUs !== undefined || call.nowUs !== undefined) {
+    args.push(call.deadlineUs === undefined ? '' : String(Math.floor(call.deadlineUs)));
+  }
+  if (call.nowUs !== undefined) args.push(String(call.nowUs));
+  return args;
 }
 
+/** A reply number: an integer reply, or a string (bulk string or Buffer) when it is not a whole number. */
 function decodeNumber(raw: unknown): number {
+  if (typeof raw === 'number') return raw;
   const text = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString() : undefined;
   const value = text === undefined || text === '' ? Number.NaN : Number(text);
   if (Number.isNaN(value)) throw new BucketStoreError(`unexpected bucket script reply value ${String(raw)}`);
   return value;
 }
 
-/** Decodes the script's flat array of strings. */
-export function parseBucketReply(raw: unknown): BucketReply | ExpiredReply {
-  if (!Array.isArray(raw) || raw.length < 2) {
-    throw new BucketStoreError(`unexpected bucket script reply ${JSON.stringify(raw)}`);
-  }
+function unexpected(raw: unknown): BucketStoreError {
+  return new BucketStoreError(`unexpected bucket script reply ${JSON.stringify(raw)}`);
+}
+
+/**
+ * Decodes the script's reply `{ status, state, now }` (or `{ 'expired', now }`) into the full reply
+ * of the call it answers: tokens left, retry and reset times come from `bucketReply`, the same
+ * arithmetic `MemoryBucketStore` uses.
+ */
+export function parseBucketReply(
+  raw: unknown,
+  call: Pick<BucketScriptCall, 'op' | 'amount' | 'capacity' | 'refillPerSecond'>,
+): BucketReply | ExpiredReply {
+  if (!Array.isArray(raw) || raw.length < 2) throw unexpected(raw);
   const status = String(raw[0]);
   if (status === 'expired') return { status, nowUs: decodeNumber(raw[1]) };
-  if ((status !== 'ok' && status !== 'denied' && status !== 'never') || raw.length !== 5) {
-    throw new BucketStoreError(`unexpected bucket script reply ${JSON.stringify(raw)}`);
-  }
-  return {
-    status,
-    remaining: decodeNumber(raw[1]),
-    retryUs: decodeNumber(raw[2]),
-    resetUs: decodeNumber(raw[3]),
-    nowUs: decodeNumber(raw[4]),
-  };
+  if ((status !== 'ok' && status !== 'denied' && status !== 'never') || raw.length !== 3) throw unexpected(raw);
+  const amount = call.op === 'peek' ? 0 : call.amount;
+  return bucketReply(status, decodeNumber(raw[1]), amount, call, decodeNumber(raw[2]));
 }
 
 /** Runs the script once on `key` (already prefixed). For tests and tools; stores use their own path. */
@@ -96,5 +98,5 @@ export async function runBucketScript(
   key: string,
   call: BucketScriptCall,
 ): Promise<BucketReply | ExpiredReply> {
-  return parseBucketReply(await defineBucketCommand(client)(key, ...bucketArgs(call)));
+  return parseBucketReply(await defineBucketCommand(client)(key, ...bucketArgs(call)), call);
 }

@@ -1,4 +1,4 @@
-import { bucketStep, toBucketResult, type BucketOp } from './bucket-math.js';
+import { bucketStep, TICKS_PER_US, toBucketResult, type BucketOp } from './bucket-math.js';
 import { checkCall, checkNumber } from './validate.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
 
@@ -80,10 +80,10 @@ export class MemoryBucketStore implements BucketStore {
 
   /** Drops every bucket that has refilled; returns how many were dropped. */
   sweep(): number {
-    const nowUs = this.#nowUs();
+    const nowTicks = this.#nowUs() * TICKS_PER_US;
     let dropped = 0;
     for (const [key, state] of this.#buckets) {
-      if (state > 0 && state <= nowUs) {
+      if (state > 0 && state <= nowTicks) {
         this.#buckets.delete(key);
         dropped++;
       }
@@ -101,7 +101,7 @@ export class MemoryBucketStore implements BucketStore {
       if (step.state !== undefined) this.#insert(key, step.state);
     } else if (stored !== undefined) {
       this.#buckets.delete(key);
-      if (stored < 0 || stored > nowUs) this.#buckets.set(key, stored); // touched; a refilled one is dropped
+      if (stored < 0 || stored > nowUs * TICKS_PER_US) this.#buckets.set(key, stored); // touched; a refilled one is dropped
     }
     return toBucketResult(step.reply, op === 'peek' ? 0 : amount, policy.capacity);
   }

@@ -145,7 +145,8 @@ export class RedisBucketStore implements BucketStore {
     policy: BucketPolicy,
     deadlineUs: number | undefined,
   ): Promise<BucketReply | ExpiredReply> {
-    const args = bucketArgs({ op, amount, capacity: policy.capacity, refillPerSecond: policy.refillPerSecond, deadlineUs });
+    const call = { op, amount, capacity: policy.capacity, refillPerSecond: policy.refillPerSecond, deadlineUs };
+    const args = bucketArgs(call);
     const sentUs = localUs();
     let raw: unknown;
     try {
@@ -155,7 +156,7 @@ export class RedisBucketStore implements BucketStore {
         cause: error,
       });
     }
-    const reply = parseBucketReply(raw);
+    const reply = parseBucketReply(raw, call);
     this.#observe(reply.nowUs, sentUs, localUs());
     return reply;
   }

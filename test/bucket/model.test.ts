@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toBucketResult } from '../../src/bucket/bucket-math.js';
+import { bucketStep, roundTicks, toBucketResult } from '../../src/bucket/bucket-math.js';
 import { runBucketScript } from '../../src/bucket/bucket-script.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
@@ -149,11 +149,68 @@ describe('stores against the reference model', () => {
       );
     });
 
+    it('matches MemoryBucketStore step for step when a token time is not a whole number of µs, and keeps the state an int', async () => {
+      const baseMs = Math.floor(baseUs / 1000);
+      const fractionalPolicy: fc.Arbitrary<BucketPolicy> = fc.record({
+        capacity: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 240 }).map((q) => q / 3)),
+        refillPerSecond: fc.constantFrom(3, 7, 0.3, 1 / 3, 6.5536, 333, 1e6 / 7),
+      });
+      await fc.assert(
+        fc.asyncProperty(
+          fractionalPolicy,
+          fc.array(fc.tuple(fc.constantFrom<Op['kind']>('consume', 'consume', 'refund', 'peek'), fc.integer({ min: 0, max: 90 }), fc.integer({ min: 0, max: 700 })), { minLength: 1, maxLength: 30 }),
+          async (policy, steps) => {
+            const key = `fractional-${run++}`;
+            let t = 0;
+            const memory = new MemoryBucketStore({ now: () => baseMs + t });
+            for (const [kind, thirds, stepMs] of steps) {
+              t += stepMs;
+              const amount = kind === 'peek' ? 0 : thirds / 3;
+              const reply = await runBucketScript(client, key, { op: kind, amount, ...policy, nowUs: (baseMs + t) * 1000 });
+              if (reply.status === 'expired') throw new Error('unexpected expired reply');
+              const fromMemory =
+                kind === 'consume' ? await memory.consume('k', amount, policy) : kind === 'refund' ? await memory.refund('k', amount, policy) : await memory.peek('k', policy);
+              expect(toBucketResult(reply, amount, policy.capacity)).toEqual(fromMemory);
+              const stored = await client.get(key);
+              if (stored !== null) {
+                expect(stored).toMatch(/^[1-9][0-9]*$/);
+                expect(await client.object('ENCODING', key)).toBe('int');
+              }
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('rounds the state to the nearest tick, ties to even, exactly as bucketStep does', async () => {
+      // A clock far in the past (the keys expire at once): the instants are small doubles, so the
+      // rounding is the script's own, not the doubles'. 2e6/s and 0.25 tokens: 0.5 tick per charge.
+      const policy = { capacity: 10, refillPerSecond: 2e6 };
+      const cases: Array<[number, number, BucketPolicy]> = [
+        [1000, 0.25, policy], // tick 4000 + 0.5 → 4000 (even): the bucket stays full
+        [1000.25, 0.25, policy], // tick 4001 + 0.5 → 4002 (even)
+        [1000.25, 1, { capacity: 10, refillPerSecond: 3 }], // 4001 + 1333333.33… → 1337334
+        [1000.5, 2, { capacity: 10, refillPerSecond: 3 }], // 4002 + 2666666.67… → 2670669
+      ];
+      for (const [nowUs, amount, p] of cases) {
+        const reply = await runBucketScript(client, `round-${run++}`, { op: 'consume', amount, ...p, nowUs });
+        expect(reply).toEqual(bucketStep(undefined, 'consume', amount, p, nowUs).reply);
+      }
+      expect(bucketStep(undefined, 'consume', 0.25, policy, 1000).state).toBeUndefined();
+      expect(bucketStep(undefined, 'consume', 0.25, policy, 1000.25).state).toBe(4002);
+      expect(bucketStep(undefined, 'consume', 1, { capacity: 10, refillPerSecond: 3 }, 1000.25).state).toBe(1_337_334);
+      expect(bucketStep(undefined, 'consume', 2, { capacity: 10, refillPerSecond: 3 }, 1000.5).state).toBe(2_670_669);
+      expect([0.5, 1.5, 2.5, -0.5, 2.4999, 2.5001, 7184094203738611].map(roundTicks)).toEqual([0, 2, 2, 0, 2, 3, 7184094203738611]);
+    });
+
     it('holds no key for a full bucket and expires each key when it is full again', async () => {
       const key = 'ttl-shape';
       const nowUs = baseUs + 7_000_000;
       await runBucketScript(client, key, { op: 'consume', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
-      expect(Number(await client.get(key))).toBe(nowUs + 1_500_000);
+      // The state is the instant the bucket is full again, in whole quarter-µs ticks (int-encoded).
+      expect(await client.get(key)).toBe(String((nowUs + 1_500_000) * 4));
+      expect(await client.object('ENCODING', key)).toBe('int');
       const expireAtMs = await client.pexpiretime(key);
       expect(expireAtMs).toBe(Math.ceil((nowUs + 1_500_000) / 1000));
       await runBucketScript(client, key, { op: 'refund', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
-import { BUCKET_SCRIPT, BUCKET_SCRIPT_SHA, runBucketScript } from '../../src/bucket/bucket-script.js';
+import { BUCKET_SCRIPT, BUCKET_SCRIPT_SHA, bucketArgs, runBucketScript } from '../../src/bucket/bucket-script.js';
 import { BucketStoreError } from '../../src/bucket/errors.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 
@@ -99,6 +99,7 @@ describe('RedisBucketStore', () => {
     await expect(call(['drop', '1', '10', '1', '', ''])).rejects.toThrow(/op must be consume, refund or peek/);
     await expect(call(['consume', '1', '10', '1e-300', '', ''])).rejects.toThrow(/seconds to refill\) must be at most 1e9/);
     await expect(call(['consume', '1', '10', '1', 'soon', ''])).rejects.toThrow(/deadline must be a number/);
+    await expect(call(['consume', '1', '10', '1', '', 'later'])).rejects.toThrow(/now must be a number/);
     expect(await client.exists(key)).toBe(0);
   });
 
@@ -140,6 +141,23 @@ describe('RedisBucketStore', () => {
     expect(await at(t0, 'consume', 10)).toMatchObject({ status: 'ok', remaining: 0, resetUs: 1_000_000 });
     expect(await at(t0 + 50_000, 'peek')).toMatchObject({ status: 'ok', remaining: 0.5 });
     expect(await at(t0 + 50_000, 'consume', 1)).toMatchObject({ status: 'denied', retryUs: 50_000 });
-    expect(await client.get(key)).toBe(String(t0 + 1_000_000));
+    expect(await client.get(key)).toBe(String((t0 + 1_000_000) * 4));
+  });
+
+  it('sends the optional trailing ARGV only when set, and replies with integers where it can', async () => {
+    const call = { op: 'consume', amount: 1, capacity: 10, refillPerSecond: 4 } as const;
+    expect(bucketArgs(call)).toEqual(['consume', '1', '10', '4']);
+    expect(bucketArgs({ ...call, deadlineUs: 7.5 })).toEqual(['consume', '1', '10', '4', '7']);
+    expect(bucketArgs({ ...call, nowUs: 9 })).toEqual(['consume', '1', '10', '4', '', '9']);
+    const key = `${prefix}argv`;
+    // 1 token at 4/s: the bucket is full again in 250 ms = 1e6 ticks; now (µs) as sent.
+    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15 }))).toEqual(['ok', 1_000_000, 2e15]);
+    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15, deadlineUs: 1e15 }))).toEqual(['expired', 2e15]);
+    // Refill 0: the missing tokens, a string when fractional.
+    const none = { op: 'consume', amount: 0.5, capacity: 10, refillPerSecond: 0, nowUs: 2e15 } as const;
+    expect(await client.eval(BUCKET_SCRIPT, 1, `${key}-0`, ...bucketArgs(none))).toEqual(['ok', '0.5', 2e15]);
+    const [status, , now] = (await client.eval(BUCKET_SCRIPT, 1, `${key}-time`, ...bucketArgs(call))) as unknown[];
+    expect(status).toBe('ok');
+    expect(Number.isInteger(now)).toBe(true);
   });
 });
