@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { bucketKey } from './bucket-key.js';
 import { toBucketResult, type BucketOp, type BucketReply } from './bucket-math.js';
 import { bucketArgs, defineBucketCommand, parseBucketReply, type ExpiredReply } from './bucket-script.js';
+import { clusterSlot } from './cluster-slot.js';
 import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
 import { checkCall } from './validate.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
@@ -17,6 +18,9 @@ export interface RedisBucketStoreOptions {
 }
 
 const DEFAULT_PREFIX = 'gb:';
+
+/** The partition of every bucket on a single Redis node (`partitionOf`). */
+const SINGLE_NODE_PARTITION = 'redis';
 
 /** A clock sample older than this is replaced by the next one, even a less precise one (µs). */
 const CLOCK_REFRESH_US = 5_000_000;
@@ -50,6 +54,10 @@ function localUs(): number {
  * that Redis ran just before the deadline but whose reply arrived after it is given back with a
  * refund, so a timed-out consume costs nothing; a timed-out refund may still have been applied.
  *
+ * Partitions (`partitionOf`, for the plugin's circuit breakers): a single node is one partition; on
+ * a Cluster, the master that serves the bucket key's slot in the client's slot map, so a failing
+ * master stops only the calls for the buckets it holds, and its promoted replica starts afresh.
+ *
  * Memory: a refilling bucket's key expires when the bucket is full again. Buckets with
  * `refillPerSecond` 0 never refill, so their keys have no TTL and stay until refunded to full:
  * their memory is unbounded by design (one key per such caller).
@@ -70,6 +78,19 @@ export class RedisBucketStore implements BucketStore {
     this.#client = client;
     this.#prefix = prefix;
     this.#command = defineBucketCommand(client);
+  }
+
+  /**
+   * Where `key`'s bucket lives: `'redis'` over a single node; over a Cluster, the `host:port` of the
+   * master serving the bucket key's slot in the client's current slot map (ioredis refreshes it
+   * after a failover, so a promoted replica is a new partition), or `slot N` while the slot map
+   * is not known. Cheap: the bucket key and a CRC16 over it, no Redis call.
+   */
+  partitionOf(key: string): string {
+    const client = this.#client;
+    if (!client.isCluster) return SINGLE_NODE_PARTITION;
+    const slot = clusterSlot(bucketKey(this.#prefix, key));
+    return (client as Cluster).slots[slot]?.[0] ?? `slot ${slot}`;
   }
 
   async consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
