@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RedisBucketStore } from '../../src/index.js';
+import { clusterSlot } from '../../src/bucket/cluster-slot.js';
+import { bucketKey, RedisBucketStore } from '../../src/index.js';
 import type { BucketResult } from '../../src/index.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { runWorkers } from './worker-pool.js';
@@ -76,6 +77,25 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
     expect(taggedKeys.filter((keys) => keys.length > 0).length).toBeGreaterThan(1);
   });
 
+  it('names the master serving each bucket as its partition (partitionOf), by the slot Redis computes', async () => {
+    const prefixes = ['part:', 'pårt:', '{tag}:'];
+    const ids = [...Array.from({ length: 20 }, (_, i) => `user-${i}`), 'a}b{c', 'é😀\n', 'x'.repeat(300)];
+    const partitions = new Set<string>();
+    const live = cluster.nodes[0]!;
+    for (const prefix of prefixes) {
+      const store = new RedisBucketStore(client, { prefix });
+      for (const id of ids) {
+        const key = bucketKey(prefix, id);
+        expect(clusterSlot(key)).toBe(Number(await cluster.command(live, 'CLUSTER', 'KEYSLOT', key)));
+        const partition = store.partitionOf(id);
+        expect(partition).toBe(`127.0.0.1:${(await cluster.masterFor(key)).port}`);
+        partitions.add(partition);
+      }
+    }
+    expect(partitions.size).toBe(3);
+    expect(new RedisBucketStore(single).partitionOf('anyone')).toBe('redis');
+  });
+
   it('admits exactly the capacity from 4 processes × 64 in flight', async () => {
     const policy = { capacity: 400, refillPerSecond: 0 };
     const tallies = await runWorkers(4, {
@@ -113,6 +133,7 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
     const cachedOnReplica = (await cluster.command(replica, 'SCRIPT', 'EXISTS', ...scriptShas)) as number[];
     expect(cachedOnMaster).toContain(1);
     expect(cachedOnReplica.every((cached) => cached === 0)).toBe(true);
+    expect(store.partitionOf('victim')).toBe(`127.0.0.1:${master.port}`);
 
     const { failoverMs } = await cluster.killMaster(master);
     console.log(`cluster failover took ${failoverMs} ms (cluster-node-timeout ${cluster.nodeTimeoutMs} ms)`);
@@ -123,6 +144,8 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
     expect((await store.consume('victim', 30, policy)).remaining).toBe(40);
     expect((await store.consume('victim', 50, policy)).allowed).toBe(false);
     expect((await store.peek('victim', policy)).remaining).toBe(40);
+    // The promoted replica is a new partition (a fresh circuit breaker in the plugin).
+    expect(store.partitionOf('victim')).toBe(`127.0.0.1:${replica.port}`);
     const cachedNow = (await cluster.command(replica, 'SCRIPT', 'EXISTS', ...scriptShas)) as number[];
     expect(cachedNow).toContain(1);
   }, 60_000);
