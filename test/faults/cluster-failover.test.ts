@@ -1,12 +1,17 @@
 /**
  * A Redis Cluster master is SIGKILLed while two app-server processes serve a bounded load through
- * the plugin: serving continues through the failover, and budgets are enforced afterwards,
- * including the buckets that lived on the killed master (now on its promoted replica).
+ * the plugin: serving continues through the failover, the callers whose buckets live on the healthy
+ * masters are still charged meanwhile (one circuit breaker per master) for as long as the cluster
+ * serves them, and budgets are enforced afterwards, including the buckets that lived on the killed
+ * master (now on its promoted replica). Run with Redis' default `cluster-require-full-coverage yes`
+ * (every node answers CLUSTERDOWN from the moment the master is flagged failed until its replica is
+ * promoted) and with `no` (the healthy masters keep serving throughout).
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { clusterSlot } from '../../src/bucket/cluster-slot.js';
 import { bucketKey } from '../../src/index.js';
-import { startRedisCluster } from '../support/redis-cluster.js';
+import { startRedisCluster, type ClusterNode, type RedisCluster } from '../support/redis-cluster.js';
 import { APP_QUERY } from './app-queries.js';
 import {
   CONTROL_WORKERS, expectHealthy, expectLatency, LOAD_CONCURRENCY, real, report, startFleet, STORE_TIMEOUT_MS,
@@ -17,10 +22,22 @@ const PREFIX = 'gb:';
 const CAPACITY = 40;
 /** How long after the cluster is healthy again the client may take to route every slot right (ms). */
 const SETTLED_AFTER_MS = 2000;
+/**
+ * Share of the requests made during the failover by callers whose buckets live on the two healthy
+ * masters, while the cluster still serves their slots, that must be charged (observed: 100 %; the
+ * margin is for deadlines missed on a busy machine and for the 50 ms granularity of the cluster
+ * state polling).
+ */
+const HEALTHY_SHARDS_CHARGED = 0.8;
+/** Samples this close before the cluster was seen failing are not counted as served (ms). */
+const STATE_POLL_MARGIN_MS = 100;
 
-describe('a Redis Cluster master is killed mid-load', () => {
-  it('serving continues through the failover and budgets stay enforced afterwards', async () => {
-    const cluster = await startRedisCluster();
+describe.each([
+  { coverage: 'cluster-require-full-coverage yes (default)', requireFullCoverage: true },
+  { coverage: 'cluster-require-full-coverage no', requireFullCoverage: false },
+])('a Redis Cluster master is killed mid-load, $coverage', ({ coverage, requireFullCoverage }) => {
+  it('serving continues through the failover, the healthy masters charge, and budgets stay enforced afterwards', async () => {
+    const cluster = await startRedisCluster({ requireFullCoverage });
     onTestFinished(() => cluster.stop());
     const fleet = await startFleet({
       REDIS_CLUSTER_NODES: cluster.startupNodes.map((n) => `${n.host}:${n.port}`).join(','),
@@ -47,6 +64,10 @@ describe('a Redis Cluster master is killed mid-load', () => {
     const before = Array.from({ length: 6 }, (_, i) => `before-${i}`);
     for (const user of before) expect(await spend(user, burst + 2)).toEqual(exhausted);
     const victim = await cluster.masterFor(bucketKey(PREFIX, before[0]!));
+    const victimSlots = await slotsOf(cluster, victim.port);
+    expect(victimSlots.size).toBeGreaterThan(5000);
+    const onVictim = (user: string): boolean => victimSlots.has(clusterSlot(bucketKey(PREFIX, user)));
+    expect(onVictim(before[0]!)).toBe(true);
 
     // Callers of the load send one request each, so the load itself is never limited.
     const load = startLoad({
@@ -54,9 +75,13 @@ describe('a Redis Cluster master is killed mid-load', () => {
       user: (i) => `one-off-${i}`, maxRequests: 40_000, maxMs: 30_000,
     });
     await sleep(1000);
+    const witness = (await cluster.masters()).find((node) => node.port !== victim.port)!;
+    const state = watchClusterState(cluster, witness);
     const killAt = performance.now();
     const { failoverMs } = await cluster.killMaster(victim);
     const healthyAt = performance.now();
+    const { downAt, downMs } = await state.stop();
+    if (!requireFullCoverage) expect(downAt, 'cluster_state:fail without full coverage required').toBeUndefined();
     await sleep(SETTLED_AFTER_MS + 1000);
     const all = await load.stop();
     const samples = real(all);
@@ -66,6 +91,21 @@ describe('a Redis Cluster master is killed mid-load', () => {
     const latencyFigures = expectLatency(all, killAt, healthyAt);
     const during = samples.filter((s) => s.start > killAt && s.end < healthyAt);
     expect(during.length).toBeGreaterThan(100);
+    // One breaker per master: the dead master's timeouts do not stop the calls to the healthy ones,
+    // which are charged for as long as the cluster serves them (the whole failover without full
+    // coverage; until the master is flagged failed with it).
+    const duringHealthy = during.filter((s) => !onVictim(s.user));
+    const duringVictim = during.filter((s) => onVictim(s.user));
+    const servedUntil = downAt === undefined ? healthyAt : downAt - STATE_POLL_MARGIN_MS;
+    const served = duringHealthy.filter((s) => s.end < servedUntil);
+    expect(served.length).toBeGreaterThan(50);
+    expect(duringVictim.length).toBeGreaterThan(20);
+    const chargedServed = served.filter((s) => s.storeAnswered).length;
+    expect(chargedServed, `charged on the healthy masters while the cluster served them, of ${served.length}`).toBeGreaterThanOrEqual(
+      served.length * HEALTHY_SHARDS_CHARGED,
+    );
+    const percent = (part: number, whole: number): number => Math.round((100 * part) / Math.max(whole, 1));
+    const chargedHealthy = duringHealthy.filter((s) => s.storeAnswered).length;
     // Charging resumes once the client has the new slot map (ioredis refreshes it when the dead
     // node's connection ends) and the breaker closes. From SETTLED_AFTER_MS after the cluster is
     // healthy again most requests are charged: on a busy machine a run of missed deadlines may still
@@ -93,10 +133,18 @@ describe('a Redis Cluster master is killed mid-load', () => {
     for (const user of fresh.values()) expect(await spend(user, burst + 2)).toEqual(exhausted);
 
     const health = await expectHealthy(fleet);
-    report('cluster master killed', samples, {
+    report(`cluster master killed, ${coverage}`, samples, {
       failoverMs,
       duringFailover: during.length,
       unchargedDuringFailover: during.filter((s) => !s.storeAnswered).length,
+      unchargedPercentDuringFailover: percent(during.filter((s) => !s.storeAnswered).length, during.length),
+      clusterDownMs: downMs,
+      healthyShardsServed: served.length,
+      healthyShardsServedChargedPercent: percent(chargedServed, served.length),
+      healthyShardsDuringFailover: duringHealthy.length,
+      healthyShardsChargedPercent: percent(chargedHealthy, duringHealthy.length),
+      victimShardDuringFailover: duringVictim.length,
+      victimShardChargedPercent: percent(duringVictim.filter((s) => s.storeAnswered).length, duringVictim.length),
       resumedMs: Math.round(firstCharged - healthyAt),
       unchargedWhileSettling: settling,
       unchargedAfterSettling: settled,
@@ -105,3 +153,43 @@ describe('a Redis Cluster master is killed mid-load', () => {
     });
   }, 90_000);
 });
+
+/** The slots `port` serves, from `CLUSTER SLOTS`. */
+async function slotsOf(cluster: RedisCluster, port: number): Promise<Set<number>> {
+  const node = cluster.nodes.find((n) => n.port === port)!;
+  const ranges = (await cluster.command(node, 'CLUSTER', 'SLOTS')) as [number, number, [string, number, ...unknown[]], ...unknown[]][];
+  const slots = new Set<number>();
+  for (const [from, to, master] of ranges) {
+    if (Number(master[1]) !== port) continue;
+    for (let slot = Number(from); slot <= Number(to); slot++) slots.add(slot);
+  }
+  return slots;
+}
+
+/**
+ * Polls `node`'s `cluster_state` every 50 ms until stopped: when it first reported `fail` (the
+ * node answers CLUSTERDOWN to everything), and for how long it did.
+ */
+function watchClusterState(cluster: RedisCluster, node: ClusterNode): { stop(): Promise<{ downAt: number | undefined; downMs: number }> } {
+  let stopped = false;
+  let downAt: number | undefined;
+  let lastDownAt: number | undefined;
+  const polling = (async () => {
+    while (!stopped) {
+      const info = String(await cluster.command(node, 'CLUSTER', 'INFO').catch(() => ''));
+      const now = performance.now();
+      if (info.includes('cluster_state:fail')) {
+        downAt ??= now;
+        lastDownAt = now;
+      }
+      await sleep(50);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await polling;
+      return { downAt, downMs: downAt === undefined ? 0 : Math.round((lastDownAt ?? downAt) - downAt) };
+    },
+  };
+}

@@ -40,6 +40,13 @@ export interface RedisCluster {
 export interface StartClusterOptions {
   /** `cluster-node-timeout` in ms: how long a silent master has before its replica takes over. @default 1000 */
   nodeTimeoutMs?: number;
+  /**
+   * `cluster-require-full-coverage`: when true (Redis' default), every node refuses every command
+   * (CLUSTERDOWN) while a failed master's slots are not served yet; when false, only the commands
+   * for those slots.
+   * @default true
+   */
+  requireFullCoverage?: boolean;
 }
 
 /**
@@ -50,6 +57,7 @@ export interface StartClusterOptions {
  */
 export async function startRedisCluster(options: StartClusterOptions = {}): Promise<RedisCluster> {
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 1000;
+  const requireFullCoverage = options.requireFullCoverage ?? true;
   const nodes: ClusterNode[] = [];
   const dead = new Set<ClusterNode>();
   let stopped = false;
@@ -147,6 +155,7 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
           '--repl-diskless-sync', 'yes',
           '--repl-diskless-sync-delay', '0',
           '--cluster-replica-validity-factor', '0',
+          '--cluster-require-full-coverage', requireFullCoverage ? 'yes' : 'no',
         ],
       });
       nodes.push({ server, port });
