@@ -25,6 +25,8 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  */
 export class ActualCoster {
   private readonly calls: FieldCallCache;
+  /** The selection sets below each collected field group (the same array on every visit). */
+  private readonly selectionSets = new Map<readonly FieldNode[], readonly SelectionSetNode[]>();
 
   constructor(
     private readonly table: CostTable,
@@ -35,8 +37,10 @@ export class ActualCoster {
     this.calls = new FieldCallCache(table, operation.variables);
   }
 
+  /** May be called again for another response of the same request: each call starts a fresh `maxNodes` count. */
   cost(data: ResponseObject | null | undefined): CostEstimate {
     if (data === null || data === undefined) return { typeCost: 0, fieldCost: 0 };
+    this.collector.visited = 0;
     const root = this.objectCost(this.operation.rootType, [this.operation.operation.selectionSet], data);
     return { typeCost: reported(Math.max(0, root.typeCost)), fieldCost: reported(root.fieldCost) };
   }
@@ -57,12 +61,20 @@ export class ActualCoster {
     const call = this.calls.price(parent, nodes);
     if (call === null) return ZERO_COST;
     if (call.isIntrospection && this.introspectionIsFree) return ZERO_COST;
-    const selectionSets = call.rule.returnsLeaf ? [] : nodes.map((node) => node.selectionSet as SelectionSetNode);
-    const returned = this.valueCost(call.rule, call.rule.listDepth, selectionSets, value);
+    const returned = this.valueCost(call.rule, call.rule.listDepth, this.selectionSetsOf(call.rule, nodes), value);
     return {
       typeCost: Math.max(0, returned.typeCost),
       fieldCost: Math.max(0, call.callCost + returned.fieldCost),
     };
+  }
+
+  private selectionSetsOf(rule: FieldCostRule, nodes: readonly FieldNode[]): readonly SelectionSetNode[] {
+    let selectionSets = this.selectionSets.get(nodes);
+    if (selectionSets === undefined) {
+      selectionSets = rule.returnsLeaf ? [] : nodes.map((node) => node.selectionSet as SelectionSetNode);
+      this.selectionSets.set(nodes, selectionSets);
+    }
+    return selectionSets;
   }
 
   /** Cost of a returned value `depth` list levels above the field's named type. */

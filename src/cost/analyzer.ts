@@ -1,5 +1,5 @@
 import { GraphQLError, isSchema } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { ActualCoster } from './actual.js';
 import { assertComplexityAvailable, complexityEstimate } from './complexity-bridge.js';
 import { CostTable } from './cost-table.js';
@@ -34,6 +34,14 @@ const defaults = {
 
 const tables = new WeakMap<GraphQLSchema, CostTable>();
 
+/** Actual-cost walkers kept per document (one per operation name and variables seen). */
+const MAX_COSTERS_PER_DOCUMENT = 16;
+/** Variables serialized to more characters than this get a fresh walker on every call. */
+const MAX_COSTER_KEY_LENGTH = 2048;
+
+/** Document → (operation name and variables → its walker); a document that is dropped takes its walkers along. */
+type CosterCache = WeakMap<DocumentNode, Map<string, ActualCoster>>;
+
 /** The schema's cost table, read once per schema object. */
 function costTableOf(schema: GraphQLSchema): CostTable {
   let table = tables.get(schema);
@@ -55,10 +63,11 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'createCostAnalyzer');
   const table = costTableOf(schema);
+  const costers: CosterCache = new WeakMap();
   return {
     schema,
     estimate: (request) => estimateWith(table, settings, request),
-    actual: (request) => actualWith(table, settings, request),
+    actual: (request) => actualWith(table, settings, costers, request),
   };
 }
 
@@ -99,13 +108,67 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
   });
 }
 
-function actualWith(table: CostTable, settings: Settings, request: ActualRequest): CostEstimate {
+function actualWith(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): CostEstimate {
   if (settings.estimators !== undefined) return estimateWith(table, settings, { ...request, breakdown: false });
-  return guarded(() => {
-    const operation = resolveOperation(table.schema, request);
-    const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
-    return new ActualCoster(table, operation, collector, settings.introspectionIsFree).cost(request.data);
-  });
+  return guarded(() => costerOf(table, settings, costers, request).cost(request.data));
+}
+
+/**
+ * The actual-cost walker of one (document, operation name, variables). A walker holds only what the
+ * request determines (the resolved operation, collected fields, priced field calls), so one made for
+ * an earlier response of the same request prices the next one identically, without resolving,
+ * collecting and pricing again.
+ */
+function costerOf(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): ActualCoster {
+  const key = costerKey(request.operationName, request.variables);
+  let forDocument = costers.get(request.document);
+  const cached = key === undefined ? undefined : forDocument?.get(key);
+  if (cached !== undefined) return cached;
+  const operation = resolveOperation(table.schema, request);
+  const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
+  const coster = new ActualCoster(table, operation, collector, settings.introspectionIsFree);
+  if (key === undefined) return coster;
+  if (forDocument === undefined) {
+    forDocument = new Map();
+    costers.set(request.document, forDocument);
+  }
+  if (forDocument.size >= MAX_COSTERS_PER_DOCUMENT) forDocument.clear();
+  forDocument.set(key, coster);
+  return coster;
+}
+
+/**
+ * `operationName` and the variables as JSON, or undefined unless the variables hold only JSON values
+ * that serialize one way (strings, finite numbers other than -0, booleans, null, arrays, plain
+ * objects of enumerable members none undefined): two requests with the same key then coerce to the
+ * same variables.
+ */
+function costerKey(
+  operationName: string | null | undefined,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): string | undefined {
+  if (variables !== null && variables !== undefined && !isPlainJson(variables, 0)) return undefined;
+  const key = JSON.stringify([operationName ?? null, variables ?? null]);
+  return key.length > MAX_COSTER_KEY_LENGTH ? undefined : key;
+}
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (typeof value !== 'object' || depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      if (!isPlainJson(value[index], depth + 1)) return false; // a hole reads as undefined
+    }
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (Object.keys(value).length !== Object.getOwnPropertyNames(value).length) return false;
+  for (const key in value) {
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** Turns the two ways graphql-js can still fail on hostile input into clear request errors. */
