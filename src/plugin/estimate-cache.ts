@@ -48,9 +48,28 @@ export function estimateCacheKey(
   operationName: string | null | undefined,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
-  const serialized = variables ? stableStringify(variables) : '';
+  const serialized = !variables ? '' : isFlatAndSorted(variables) ? JSON.stringify(variables) : stableStringify(variables);
   if (serialized === undefined || serialized.length > MAX_VARIABLES_KEY_LENGTH) return undefined;
   return `${queryHash}\u0000${operationName ?? ''}\u0000${serialized}`;
+}
+
+/**
+ * Whether plain `JSON.stringify` already gives `stableStringify`'s answer: a plain object whose keys
+ * are in sorted order and whose values are all strings, numbers, booleans or null (the usual
+ * variables of a request).
+ */
+function isFlatAndSorted(variables: Readonly<Record<string, unknown>>): boolean {
+  const prototype = Object.getPrototypeOf(variables) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  let previous: string | undefined;
+  for (const name of Object.keys(variables)) {
+    if (previous !== undefined && !(previous < name)) return false;
+    const value = variables[name];
+    const scalar = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    if (!scalar) return false;
+    previous = name;
+  }
+  return true;
 }
 
 /** JSON with object keys sorted; undefined when the value cannot be serialized (e.g. a cycle). */

@@ -184,10 +184,17 @@ function where(partition: Partition): string {
 
 /** Rejects when `call` has not settled after `ms`; its late result is dropped (and a late rejection handled). */
 function withBackstop<T>(call: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const backstop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the bucket store did not answer within ${ms} ms`)), ms);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bucket store did not answer within ${ms} ms`)), ms);
+    call.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  call.catch(() => undefined);
-  return Promise.race([call, backstop]).finally(() => clearTimeout(timer));
 }

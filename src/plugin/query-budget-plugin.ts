@@ -75,6 +75,9 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   });
   const charged = config.cost ?? defaultChargedCost;
   const cache = new EstimateCache<CachedEstimate>(config.estimateCacheSize);
+  // A fixed policy was validated by resolveOptions; its RateLimit-Policy header never changes.
+  const fixedPolicy = typeof config.policy === 'function' ? undefined : config.policy;
+  const fixedPolicyHeader = fixedPolicy && formatRateLimitPolicy(config.policyName, fixedPolicy);
   let analyzer: CostAnalyzer | undefined;
 
   function chargeOf(estimate: CostEstimate): number {
@@ -109,20 +112,19 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
 
   async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {
     const batched = requestContext.requestIsBatched;
-    // In a batch every member shares one HTTP head: the plugin never sets a non-2xx status there.
-    const http = (status: number): ErrorHttp => ({
-      status: batched ? (requestContext.response.http.status ?? 200) : status,
-      headers: new HeaderMap(),
-    });
-
     const expose =
       typeof config.exposeCost === 'function' ? config.exposeCost(requestContext) === true : config.exposeCost;
     const key = await config.identify(requestContext);
     if (typeof key !== 'string' || key.length === 0) {
       throw new TypeError(`queryBudgetPlugin: \`identify\` must return a non-empty string; got ${String(key)}.`);
     }
-    const policy = typeof config.policy === 'function' ? await config.policy(requestContext) : config.policy;
-    validatePolicy(policy, 'the policy returned by `policy`');
+    let policy: BucketPolicy;
+    if (typeof config.policy === 'function') {
+      policy = await config.policy(requestContext);
+      validatePolicy(policy, 'the policy returned by `policy`');
+    } else {
+      policy = config.policy; // validated by resolveOptions
+    }
 
     const wantsFields = expose && requestContext.request.http?.headers.get(config.debugHeader) === 'fields';
     let estimate: CostEstimate;
@@ -130,7 +132,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       estimate = estimateOf(requestContext, wantsFields);
     } catch (error) {
       // The operation cannot be priced: a 400 in enforce mode; measure mode lets it run uncharged.
-      const rejection = costAnalysisError(error, http(400));
+      const rejection = costAnalysisError(error, errorHttp(requestContext, 400));
       if (config.mode === 'enforce') throw rejection;
       return { key, policy, requested: 0, fields: undefined, expose, charge: undefined, rejection };
     }
@@ -152,7 +154,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
 
     const maximum = Math.min(config.maxCost ?? policy.capacity, policy.capacity);
     if (!(requested <= maximum)) {
-      budget.rejection = tooExpensiveError({ estimatedCost: requested, maxCost: maximum, http: http(400) });
+      budget.rejection = tooExpensiveError({ estimatedCost: requested, maxCost: maximum, http: errorHttp(requestContext, 400) });
       return budget;
     }
 
@@ -160,7 +162,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     budget.charge = charge;
     if (charge.status === 'unavailable') {
       if (config.onStoreError === 'deny') {
-        const error = budgetUnavailableError(charge.retryAfterMs, http(503));
+        const error = budgetUnavailableError(charge.retryAfterMs, errorHttp(requestContext, 503));
         if (!batched) headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(charge.retryAfterMs)));
         budget.rejection = error;
       }
@@ -174,7 +176,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         capacity: policy.capacity,
         refillPerSecond: policy.refillPerSecond,
         retryAfterMs: result.retryAfterMs,
-        http: http(429),
+        http: errorHttp(requestContext, 429),
       });
       if (!batched && result.retryAfterMs >= 0) {
         headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(result.retryAfterMs)));
@@ -239,7 +241,12 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       body.initialResult.extensions = { ...body.initialResult.extensions, cost };
     }
     const headers = requestContext.response.http.headers;
-    headers.set(RATE_LIMIT_POLICY_HEADER, formatRateLimitPolicy(config.policyName, budget.policy));
+    headers.set(
+      RATE_LIMIT_POLICY_HEADER,
+      fixedPolicyHeader !== undefined && budget.policy === fixedPolicy
+        ? fixedPolicyHeader
+        : formatRateLimitPolicy(config.policyName, budget.policy),
+    );
     if (bucket) headers.set(RATE_LIMIT_HEADER, formatRateLimit(config.policyName, bucket));
   }
 
@@ -287,6 +294,14 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         },
       };
     },
+  };
+}
+
+/** The HTTP part of a rejection; in a batch every member shares one HTTP head, so no non-2xx status there. */
+function errorHttp(requestContext: GraphQLRequestContextDidResolveOperation<BaseContext>, status: number): ErrorHttp {
+  return {
+    status: requestContext.requestIsBatched ? (requestContext.response.http.status ?? 200) : status,
+    headers: new HeaderMap(),
   };
 }
 
