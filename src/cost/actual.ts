@@ -27,6 +27,9 @@ export class ActualCoster {
   private readonly calls: FieldCallCache;
   /** The selection sets below each collected field group (the same array on every visit). */
   private readonly selectionSets = new Map<readonly FieldNode[], readonly SelectionSetNode[]>();
+  /** The collector's answers by selection-set array and type, without building its string key per object. */
+  private readonly collected = new Map<readonly SelectionSetNode[], Map<GraphQLObjectType, CollectedFields>>();
+  private readonly rootSelectionSets: readonly SelectionSetNode[];
 
   constructor(
     private readonly table: CostTable,
@@ -35,20 +38,21 @@ export class ActualCoster {
     private readonly introspectionIsFree: boolean,
   ) {
     this.calls = new FieldCallCache(table, operation.variables);
+    this.rootSelectionSets = [operation.operation.selectionSet];
   }
 
   /** May be called again for another response of the same request: each call starts a fresh `maxNodes` count. */
   cost(data: ResponseObject | null | undefined): CostEstimate {
     if (data === null || data === undefined) return { typeCost: 0, fieldCost: 0 };
     this.collector.visited = 0;
-    const root = this.objectCost(this.operation.rootType, [this.operation.operation.selectionSet], data);
+    const root = this.objectCost(this.operation.rootType, this.rootSelectionSets, data);
     return { typeCost: reported(Math.max(0, root.typeCost)), fieldCost: reported(root.fieldCost) };
   }
 
   private objectCost(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], value: ResponseObject): Cost {
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
-    for (const [responseKey, nodes] of this.collector.collect(type, selectionSets)) {
+    for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
       if (!Object.hasOwn(value, responseKey)) continue;
       const field = this.fieldCost(type, nodes, value[responseKey]);
       typeCost += field.typeCost;
@@ -66,6 +70,20 @@ export class ActualCoster {
       typeCost: Math.max(0, returned.typeCost),
       fieldCost: Math.max(0, call.callCost + returned.fieldCost),
     };
+  }
+
+  private fieldsOf(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[]): CollectedFields {
+    let byType = this.collected.get(selectionSets);
+    if (byType === undefined) {
+      byType = new Map();
+      this.collected.set(selectionSets, byType);
+    }
+    let fields = byType.get(type);
+    if (fields === undefined) {
+      fields = this.collector.collect(type, selectionSets);
+      byType.set(type, fields);
+    }
+    return fields;
   }
 
   private selectionSetsOf(rule: FieldCostRule, nodes: readonly FieldNode[]): readonly SelectionSetNode[] {
@@ -114,14 +132,14 @@ export class ActualCoster {
     if (typeof named === 'string') {
       const type = schema.getType(named);
       if (isObjectType(type) && schema.isSubType(abstract, type)) {
-        const typename = this.collector.collect(type, selectionSets).get('__typename');
+        const typename = this.fieldsOf(type, selectionSets).get('__typename');
         if (typename?.[0]?.name.value === '__typename') return [type];
       }
     }
     const possible = schema.getPossibleTypes(abstract);
     const candidates: GraphQLObjectType[] = [];
     for (const type of possible) {
-      const fields = this.collector.collect(type, selectionSets);
+      const fields = this.fieldsOf(type, selectionSets);
       const typename = typenameOf(fields, object);
       if (typename === type.name) return [type];
       if (typename === undefined && keysMatch(fields, object)) candidates.push(type);
