@@ -2,26 +2,7 @@ import { Redis } from 'ioredis';
 import { RedisBucketStore } from '../../src/index.js';
 import type { BucketPolicy } from '../../src/index.js';
 
-/** Sends one command on a fresh connection (so a paused or restarted server cannot leave it stuck). */
-export async function redisCommand(port: number, ...args: (string | number)[]): Promise<unknown> {
-  const client = new Redis({
-    host: '127.0.0.1',
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-    connectTimeout: 1000,
-    commandTimeout: 2000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.call(String(args[0]), ...args.slice(1).map(String));
-  } finally {
-    client.disconnect();
-  }
-}
+import { redisCommand } from '../support/redis-server.js';
 
 /** Calls of the bucket script Redis executed so far (EVALSHA and EVAL), from `INFO commandstats`. */
 export async function scriptCalls(port: number): Promise<number> {

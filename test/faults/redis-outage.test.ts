@@ -5,14 +5,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { redisCommand, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { APP_QUERY } from './app-queries.js';
 import {
   breakerOpenings, CONTROL_WORKERS, expectHealthy, expectLatency, HANG_BOUND_MS, LOAD_CONCURRENCY, real, report,
   RESUME_WITHIN_MS, startFleet, STORE_TIMEOUT_MS, type Fleet,
 } from './fleet.js';
 import { send, sleep, startLoad, type Sample } from './http-load.js';
-import { redisCommand, scriptCalls, tokensTaken } from './redis-admin.js';
+import { scriptCalls, tokensTaken } from './redis-admin.js';
 import type { AppEnv } from './app-process.js';
 
 const USERS = Array.from({ length: 8 }, (_, i) => `user-${i}`);
@@ -82,20 +82,31 @@ async function expectChargesMatch(redis: RedisServer, cost: number, charged: Sam
   expect(Object.fromEntries(taken)).toEqual(Object.fromEntries(decided));
 }
 
+/**
+ * Runs the load for 1 s, kills Redis for 2 s (sampling the app heaps while it is down, where a queue
+ * of commands for the dead Redis would be longest), restarts it and keeps the load for 2.5 s more.
+ */
+async function killAndRestartUnderLoad(
+  redis: RedisServer,
+  fleet: Fleet,
+): Promise<{ all: Sample[]; killAt: number; restartAt: number; backAt: number }> {
+  const load = loadOn(fleet);
+  await sleep(1000);
+  const killAt = performance.now();
+  await redis.kill();
+  await sleep(2000);
+  await fleet.sampleHeaps();
+  const restartAt = performance.now();
+  await redis.restart();
+  const backAt = performance.now();
+  await sleep(2500);
+  return { all: await load.stop(), killAt, restartAt, backAt };
+}
+
 describe('Redis is killed mid-load, then restarted', () => {
   it("onStoreError 'allow': no request fails or waits past the deadline; nothing is charged late; limiting resumes", async () => {
     const { redis, fleet } = await setUp('allow');
-    const load = loadOn(fleet);
-    await sleep(1000);
-    const killAt = performance.now();
-    await redis.kill();
-    await sleep(2000);
-    await fleet.sampleHeaps(); // where a queue of commands for the dead Redis would be longest
-    const restartAt = performance.now();
-    await redis.restart();
-    const backAt = performance.now();
-    await sleep(2500);
-    const all = await load.stop();
+    const { all, killAt, restartAt, backAt } = await killAndRestartUnderLoad(redis, fleet);
     const samples = real(all);
 
     expectNone(unexpected(samples, [200]), 'requests that did not get a 200');
@@ -117,17 +128,7 @@ describe('Redis is killed mid-load, then restarted', () => {
 
   it("onStoreError 'deny': requests get a quick 503 while Redis is down, 200 again once it is back", async () => {
     const { redis, fleet } = await setUp('deny');
-    const load = loadOn(fleet);
-    await sleep(1000);
-    const killAt = performance.now();
-    await redis.kill();
-    await sleep(2000);
-    await fleet.sampleHeaps(); // where a queue of commands for the dead Redis would be longest
-    const restartAt = performance.now();
-    await redis.restart();
-    const backAt = performance.now();
-    await sleep(2500);
-    const all = await load.stop();
+    const { all, killAt, restartAt, backAt } = await killAndRestartUnderLoad(redis, fleet);
     const samples = real(all);
 
     expectNone(unexpected(samples, [200, 503]), 'requests answered with neither 200 nor 503');

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
-import { freePort, startRedisServer, type RedisServer } from './redis-server.js';
+import { freePort, redisCommand, startRedisServer, type RedisServer } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -68,25 +67,7 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
     await Promise.all(nodes.map((node) => node.server.stop()));
   };
 
-  const command = async (node: ClusterNode, ...args: (string | number)[]): Promise<unknown> => {
-    const client = new Redis({
-      host: '127.0.0.1',
-      port: node.port,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      enableOfflineQueue: false,
-      retryStrategy: () => null,
-      connectTimeout: 1000,
-      commandTimeout: 2000,
-    });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return await client.call(String(args[0]), ...args.slice(1).map(String));
-    } finally {
-      client.disconnect();
-    }
-  };
+  const command = (node: ClusterNode, ...args: (string | number)[]): Promise<unknown> => redisCommand(node.port, ...args);
 
   const isAlive = (node: ClusterNode): boolean => {
     try {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 
 /** A `redis-server` process this test run owns: it may kill, pause, flush or restart it. */
 export interface RedisServer {
@@ -143,4 +144,25 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Sends one command on a fresh connection (so a paused or restarted server cannot leave it stuck). */
+export async function redisCommand(port: number, ...args: (string | number)[]): Promise<unknown> {
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+    commandTimeout: 2000,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await client.call(String(args[0]), ...args.slice(1).map(String));
+  } finally {
+    client.disconnect();
+  }
 }
