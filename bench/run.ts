@@ -106,8 +106,10 @@ async function main(): Promise<void> {
       await client.flushall();
       const started = await Promise.all(HTTP_VARIANTS.map((variant) => startVariantServer(variant, redis.url)));
       for (const server of started) servers.set(server.variant, server);
-      if (only.has('http-throughput')) report(await httpThroughput({ servers, redis: client, lenient: quick, ...settings.http }));
-      if (only.has('http-latency')) report(await httpLatency({ servers, redis: client, lenient: quick, ...settings.latency }));
+      if (only.has('http-throughput'))
+        report(await httpThroughput({ servers, redis: client, lenient: quick, ...settings.http }));
+      if (only.has('http-latency'))
+        report(await httpLatency({ servers, redis: client, lenient: quick, ...settings.latency }));
     }
 
     machine.loadEnd = loadavg()[0]!;
@@ -127,7 +129,9 @@ async function main(): Promise<void> {
       updateReadme('README.md', markdownReport(run, relative('.', join(out, 'latest.svg'))));
       console.log('README.md: "Performance" tables replaced with this run.');
     }
-    const missed = sections.flatMap((section) => section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`));
+    const missed = sections.flatMap((section) =>
+      section.rows.filter((row) => row.met === false).map((row) => `${section.title}: ${row.variant}`),
+    );
     console.log(
       `${sections.length} section${sections.length === 1 ? '' : 's'} in ${run.seconds.toFixed(0)} s; load average ${machine.loadStart.toFixed(2)} → ${machine.loadEnd.toFixed(2)}; ` +
         `results in ${out}/latest.{json,md,svg}`,

@@ -33,7 +33,6 @@ export interface LoadResult {
   redisCpuMicros: number;
 }
 
-
 /**
  * What a correct answer looks like: data and no errors; with the plugin, an `extensions.cost` with a
  * real throttle status (a `null` one would mean the request went through uncharged).

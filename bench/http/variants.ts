@@ -1,7 +1,13 @@
 import type { BucketPolicy } from '../../src/bucket/types.js';
 
 /** What guards the example server in an HTTP benchmark run. */
-export const HTTP_VARIANTS = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-unpipelined', 'armor-cost-limit'] as const;
+export const HTTP_VARIANTS = [
+  'bare',
+  'plugin-memory',
+  'plugin-redis',
+  'plugin-redis-unpipelined',
+  'armor-cost-limit',
+] as const;
 export type HttpVariant = (typeof HTTP_VARIANTS)[number];
 
 export const VARIANT_LABELS: Readonly<Record<HttpVariant, string>> = {

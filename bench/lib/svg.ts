@@ -24,7 +24,10 @@ export function renderSvg(run: RunResult): string {
   const charted = run.sections
     .map((section) => ({ section, rows: section.rows.filter((row) => row.ratio && Number.isFinite(row.ratio.value)) }))
     .filter((group) => group.rows.length > 0);
-  const largest = Math.max(1, ...charted.flatMap((group) => group.rows.map((row) => Math.max(row.ratio!.value, row.goal?.target ?? 0))));
+  const largest = Math.max(
+    1,
+    ...charted.flatMap((group) => group.rows.map((row) => Math.max(row.ratio!.value, row.goal?.target ?? 0))),
+  );
   const scaleMax = Math.min(4, Math.ceil(largest * 1.1 * 4) / 4);
   const x = (ratio: number): number => LABEL + (Math.min(ratio, scaleMax) / scaleMax) * PLOT;
 
@@ -37,12 +40,18 @@ export function renderSvg(run: RunResult): string {
       const ratio = row.ratio!;
       const colour = row.met === undefined ? '#4a78c2' : row.met ? '#2e8b57' : '#c0392b';
       const end = x(ratio.value);
-      parts.push(`<text x="${LABEL - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(fit(row.variant))}</text>`);
-      parts.push(`<rect x="${LABEL}" y="${y + 4}" width="${(end - LABEL).toFixed(1)}" height="${ROW - 8}" fill="${colour}"/>`);
+      parts.push(
+        `<text x="${LABEL - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(fit(row.variant))}</text>`,
+      );
+      parts.push(
+        `<rect x="${LABEL}" y="${y + 4}" width="${(end - LABEL).toFixed(1)}" height="${ROW - 8}" fill="${colour}"/>`,
+      );
       const clipped = ratio.value > scaleMax ? ' ▸' : '';
       const goal = row.goal ? ` (goal ${formatGoal(row.goal)})` : '';
       const textX = Math.max(end, row.goal ? x(row.goal.target) : 0) + 6;
-      parts.push(`<text x="${textX.toFixed(1)}" y="${y + 15}" class="value">${escapeXml(`${formatRatio(ratio.value)} ${ratio.of}${clipped}${goal}`)}</text>`);
+      parts.push(
+        `<text x="${textX.toFixed(1)}" y="${y + 15}" class="value">${escapeXml(`${formatRatio(ratio.value)} ${ratio.of}${clipped}${goal}`)}</text>`,
+      );
       if (row.goal) {
         const gx = x(row.goal.target).toFixed(1);
         parts.push(`<line x1="${gx}" x2="${gx}" y1="${y + 1}" y2="${y + ROW - 1}" class="goal"/>`);
@@ -56,7 +65,9 @@ export function renderSvg(run: RunResult): string {
   const ticks: string[] = [];
   for (let tick = 0; tick <= scaleMax + 1e-9; tick += scaleMax > 2 ? 1 : 0.25) {
     const tx = x(tick).toFixed(1);
-    ticks.push(`<text x="${tx}" y="${height - 12}" class="tick" text-anchor="middle">${tick.toFixed(2).replace(/\.?0+$/, '')}×</text>`);
+    ticks.push(
+      `<text x="${tx}" y="${height - 12}" class="tick" text-anchor="middle">${tick.toFixed(2).replace(/\.?0+$/, '')}×</text>`,
+    );
   }
   const { machine } = run;
   const subtitle = `${run.mode} run, ${run.startedAt.slice(0, 16).replace('T', ' ')} UTC · ${machine.nproc} × ${machine.cpuModel} · Node ${machine.node} · Redis ${machine.redis}`;

@@ -14,7 +14,10 @@ export function textTable(section: SectionResult): string {
   const lines = [HEADER, ...section.rows.map(cells)];
   const widths = HEADER.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
   const render = (line: string[]): string =>
-    line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+    line
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   const out = [`${section.title}  (${section.seconds.toFixed(1)} s)`, render(HEADER), rule];
   for (const line of lines.slice(1)) out.push(render(line));

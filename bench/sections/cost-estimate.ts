@@ -27,7 +27,8 @@ const FIELDS = 1000;
 export async function costEstimate(options: CostEstimateOptions): Promise<SectionResult> {
   const started = performance.now();
   const { rounds, callsPerRound } = options;
-  const typeDefs = costDirectivesTypeDefs + readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
+  const typeDefs =
+    costDirectivesTypeDefs + readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
   const source = bigOperationSource(FIELDS, parse);
   const document = parse(source);
   const fields = countFields(document);
@@ -55,11 +56,15 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
   const fresh: GraphQLSchema[] = [];
   const coldCalls = Math.min(callsPerRound, 8);
   const variants = {
-    gqc: () => timeCalls(() => getComplexity({ schema, query: document, variables, estimators: [simpleEstimator({ defaultComplexity: 1 })] })),
-    warm: () => timeCalls(() => {
-      const estimate = estimateCost({ schema, document, variables });
-      return estimate.typeCost + estimate.fieldCost;
-    }),
+    gqc: () =>
+      timeCalls(() =>
+        getComplexity({ schema, query: document, variables, estimators: [simpleEstimator({ defaultComplexity: 1 })] }),
+      ),
+    warm: () =>
+      timeCalls(() => {
+        const estimate = estimateCost({ schema, document, variables });
+        return estimate.typeCost + estimate.fieldCost;
+      }),
     cold: () => {
       // A new schema object per call (built outside the timed region): the first estimate reads its cost table.
       fresh.length = 0;
@@ -87,11 +92,25 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
   const us = (name: Name): number => median(samples.get(name)!);
   const gqc = us('gqc');
   const estimate = estimateCost({ schema, document, variables });
-  const complexity = getComplexity({ schema, query: document, variables, estimators: [simpleEstimator({ defaultComplexity: 1 })] });
+  const complexity = getComplexity({
+    schema,
+    query: document,
+    variables,
+    estimators: [simpleEstimator({ defaultComplexity: 1 })],
+  });
   const row = (name: Name, label: string): Row =>
-    ratioRow(label, `${formatUs(us(name))} CPU per call`, { microsecondsMedian: us(name) }, { value: us(name) / gqc, of: 'getComplexity time' });
+    ratioRow(
+      label,
+      `${formatUs(us(name))} CPU per call`,
+      { microsecondsMedian: us(name) },
+      { value: us(name) / gqc, of: 'getComplexity time' },
+    );
   const rows: Row[] = [
-    { variant: 'graphql-query-complexity getComplexity, simpleEstimator', value: `${formatUs(gqc)} CPU per call`, metrics: { microsecondsMedian: gqc } },
+    {
+      variant: 'graphql-query-complexity getComplexity, simpleEstimator',
+      value: `${formatUs(gqc)} CPU per call`,
+      metrics: { microsecondsMedian: gqc },
+    },
     row('cold', 'estimateCost, cold (fresh schema: reads its cost table)'),
     row('warm', 'estimateCost, cost table cached'),
     row('cached', "plugin's estimate cache hit"),

@@ -4,7 +4,18 @@ import { assertClean, failures, load, type LoadResult } from '../http/load.js';
 import type { VariantServer } from '../http/servers.js';
 import { VARIANT_LABELS, type HttpVariant } from '../http/variants.js';
 import { median, range, rotate } from '../lib/stats.js';
-import { alternatingRounds, formatDeltaMs, formatPercent, formatInt, formatMs, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import {
+  alternatingRounds,
+  formatDeltaMs,
+  formatPercent,
+  formatInt,
+  formatMs,
+  formatUs,
+  goalNote,
+  ratioRow,
+  type Row,
+  type SectionResult,
+} from '../lib/report.js';
 
 export interface HttpThroughputOptions {
   servers: ReadonlyMap<HttpVariant, VariantServer>;
@@ -59,7 +70,8 @@ function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
   const cpu = (variant: HttpVariant): number => median(results.get(variant)!.map((result) => result.serverCpuMicros));
   const bare = cpu('bare');
   const redis = median(results.get('plugin-redis')!.map((result) => result.redisCpuMicros));
-  const added = (variant: HttpVariant): string => `${formatUs(cpu(variant) - bare)} (${formatPercent(cpu(variant) / bare - 1)})`;
+  const added = (variant: HttpVariant): string =>
+    `${formatUs(cpu(variant) - bare)} (${formatPercent(cpu(variant) / bare - 1)})`;
   return (
     `Server CPU per request: bare ${formatUs(bare)}; the plugin adds ${added('plugin-memory')} with MemoryBucketStore, ` +
     `${added('plugin-redis')} with RedisBucketStore (plus ${formatUs(redis)} of redis-server CPU), ` +
@@ -74,7 +86,13 @@ function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
 export async function httpThroughput(options: HttpThroughputOptions): Promise<SectionResult> {
   const started = performance.now();
   const { servers, redis, connections, rounds, seconds, warmUpSeconds, lenient } = options;
-  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-unpipelined', 'armor-cost-limit'];
+  const variants: HttpVariant[] = [
+    'bare',
+    'plugin-memory',
+    'plugin-redis',
+    'plugin-redis-unpipelined',
+    'armor-cost-limit',
+  ];
   const run = (server: VariantServer, runSeconds: number): Promise<LoadResult> =>
     load({ server, redis, connections, seconds: runSeconds });
 
@@ -91,7 +109,9 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     const p99 = median(runs.map((result) => result.p99));
     const cpu = median(runs.map((result) => result.serverCpuMicros));
     const redisCpu = median(runs.map((result) => result.redisCpuMicros));
-    const cpuText = variant.startsWith('plugin-redis') ? `CPU ${formatUs(cpu)}/req + Redis ${formatUs(redisCpu)}/req` : `CPU ${formatUs(cpu)}/req`;
+    const cpuText = variant.startsWith('plugin-redis')
+      ? `CPU ${formatUs(cpu)}/req + Redis ${formatUs(redisCpu)}/req`
+      : `CPU ${formatUs(cpu)}/req`;
     const value = `${formatInt(median(rates))} req/s (${formatInt(low)}–${formatInt(high)}), p50 ${formatMs(p50)}, p99 ${formatMs(p99)}; ${cpuText}`;
     const metrics = {
       requestsPerSecondMedian: median(rates),
@@ -165,7 +185,14 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
     return {
       variant: VARIANT_LABELS[variant],
       value: `p50 ${formatMs(p50)} (${formatDeltaMs(added50)}), p99 ${formatMs(p99)} (${formatDeltaMs(added99)})`,
-      metrics: { p50Ms: p50, p99Ms: p99, addedP50Ms: added50, addedP99Ms: added99, requestsPerSecond: rps, ...totals(runs) },
+      metrics: {
+        p50Ms: p50,
+        p99Ms: p99,
+        addedP50Ms: added50,
+        addedP99Ms: added99,
+        requestsPerSecond: rps,
+        ...totals(runs),
+      },
     };
   });
   return {

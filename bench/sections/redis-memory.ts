@@ -83,7 +83,12 @@ async function allKeys(client: Redis): Promise<string[]> {
 export async function redisMemory(options: RedisMemoryOptions): Promise<SectionResult> {
   const started = performance.now();
   const { client, store, keys } = options;
-  const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: 'bench-rlf', points: 2_000_000_000, duration: 3600 });
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    keyPrefix: 'bench-rlf',
+    points: 2_000_000_000,
+    duration: 3600,
+  });
 
   // Load both scripts before any baseline so the script cache is not counted.
   await store.consume('warm-up', 1, LONG_POLICY);
@@ -115,7 +120,9 @@ export async function redisMemory(options: RedisMemoryOptions): Promise<SectionR
   const stamp = Date.now() * 1000;
   for (let offset = 0; offset < names.length; offset += PIPELINE) {
     const pipeline = client.pipeline();
-    names.slice(offset, offset + PIPELINE).forEach((name, index) => pipeline.set(name, String(stamp + offset + index), 'PX', Math.max(ttlMs, 60_000)));
+    names
+      .slice(offset, offset + PIPELINE)
+      .forEach((name, index) => pipeline.set(name, String(stamp + offset + index), 'PX', Math.max(ttlMs, 60_000)));
     await pipeline.exec();
   }
   const floorBytes = (await settledMemory(client)) - base;
@@ -144,7 +151,13 @@ export async function redisMemory(options: RedisMemoryOptions): Promise<SectionR
     ratioRow(
       'RedisBucketStore',
       `${perKey(oursBytes).toFixed(1)} B/key`,
-      { bytesPerKey: perKey(oursBytes), usedMemoryDelta: oursBytes, keys, memoryUsageSample: sampleUsage, pttlSampleMs: ttlMs },
+      {
+        bytesPerKey: perKey(oursBytes),
+        usedMemoryDelta: oursBytes,
+        keys,
+        memoryUsageSample: sampleUsage,
+        pttlSampleMs: ttlMs,
+      },
       { value: oursBytes / floorBytes, of: 'floor' },
       { op: '<=', target: 1.05 },
     ),

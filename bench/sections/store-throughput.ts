@@ -4,7 +4,15 @@ import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { BucketStore } from '../../src/bucket/types.js';
 import { redisCpuMicros } from '../lib/machine.js';
 import { median, range, rotate } from '../lib/stats.js';
-import { alternatingRounds, formatInt, formatUs, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
+import {
+  alternatingRounds,
+  formatInt,
+  formatUs,
+  goalNote,
+  ratioRow,
+  type Row,
+  type SectionResult,
+} from '../lib/report.js';
 
 export interface StoreThroughputOptions {
   /** The one ioredis client every variant goes through. */
@@ -38,9 +46,14 @@ interface Sample {
   redisCpu: number;
 }
 
-
 /** Runs `inFlight` concurrent loops of `call` over `keys` keys for `seconds`. */
-async function measure(client: Redis, variant: Variant, keys: number, inFlight: number, seconds: number): Promise<Sample> {
+async function measure(
+  client: Redis,
+  variant: Variant,
+  keys: number,
+  inFlight: number,
+  seconds: number,
+): Promise<Sample> {
   let next = 0;
   let done = 0;
   const redisBefore = await redisCpuMicros(client);
@@ -72,7 +85,12 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
   const floorClient = client as unknown as FloorClient;
   // Budgets far above what a run can spend: every call is an allowed consume that writes.
   const policy = { capacity: 1e12, refillPerSecond: 1e6 };
-  const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: 'bench-rlf', points: 2_000_000_000, duration: 3600 });
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    keyPrefix: 'bench-rlf',
+    points: 2_000_000_000,
+    duration: 3600,
+  });
 
   const ours: Variant = { name: 'RedisBucketStore.consume', call: (key) => store.consume(`user-${key}`, 1, policy) };
   // As the plugin calls it: with a deadline (its default storeTimeoutMs), which adds a timer per call.
@@ -85,7 +103,10 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
       }),
   };
   const rlf: Variant = { name: 'RateLimiterRedis.consume', call: (key) => limiter.consume(`user-${key}`, 1) };
-  const floor: Variant = { name: '`return 1` script (floor)', call: (key) => floorClient.benchFloor(`bench-floor:user-${key}`) };
+  const floor: Variant = {
+    name: '`return 1` script (floor)',
+    call: (key) => floorClient.benchFloor(`bench-floor:user-${key}`),
+  };
   const variants = [ours, withDeadline, rlf, floor];
 
   // Warm-up: loads the scripts, fills the connection's buffers and lets V8 optimise each path.
@@ -128,8 +149,17 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
 
   const rows: Row[] = [
     { variant: floor.name, value: value(floor), metrics: metrics(floor) },
-    ratioRow(ours.name, value(ours), metrics(ours, oursToFloor), { value: median(oursToFloor), of: 'floor' }, { op: '>=', target: 0.9 }),
-    ratioRow(withDeadline.name, value(withDeadline), metrics(withDeadline, deadlineToFloor), { value: median(deadlineToFloor), of: 'floor' }),
+    ratioRow(
+      ours.name,
+      value(ours),
+      metrics(ours, oursToFloor),
+      { value: median(oursToFloor), of: 'floor' },
+      { op: '>=', target: 0.9 },
+    ),
+    ratioRow(withDeadline.name, value(withDeadline), metrics(withDeadline, deadlineToFloor), {
+      value: median(deadlineToFloor),
+      of: 'floor',
+    }),
     ratioRow(rlf.name, value(rlf), metrics(rlf, rlfToFloor), { value: median(rlfToFloor), of: 'floor' }),
     ratioRow(
       'RedisBucketStore vs RateLimiterRedis',
@@ -149,7 +179,9 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
     notes: [
       goalNote('RedisBucketStore vs the floor', rows[1]!),
       goalNote('RedisBucketStore vs RateLimiterRedis', rows[4]!),
-      deadlineMisses > 0 ? `${formatInt(deadlineMisses)} consumes with timeoutMs 50 missed their deadline (counted as calls).` : undefined,
+      deadlineMisses > 0
+        ? `${formatInt(deadlineMisses)} consumes with timeoutMs 50 missed their deadline (counted as calls).`
+        : undefined,
     ].filter((note): note is string => note !== undefined),
     seconds: (performance.now() - started) / 1000,
   };

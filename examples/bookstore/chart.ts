@@ -70,7 +70,9 @@ export function budgetLine(series: CallerSeries): [number, number][] {
   const measured = series.samples.filter((s): s is Sample & { remaining: number } => s.remaining !== null);
   const first = measured[0];
   if (!first) return [];
-  const points: [number, number][] = [[first.t, Math.min(series.capacity, first.remaining + (first.status === 200 ? first.cost : 0))]];
+  const points: [number, number][] = [
+    [first.t, Math.min(series.capacity, first.remaining + (first.status === 200 ? first.cost : 0))],
+  ];
   let [t, level] = points[0] as [number, number];
   for (const sample of measured) {
     if (sample.t > t && series.refillPerSecond > 0 && level < series.capacity) {
@@ -90,7 +92,11 @@ export function budgetLine(series: CallerSeries): [number, number][] {
 export function renderBudgetChart(input: ChartInput): string {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const height = MARGIN.top + input.series.length * (PANEL_HEIGHT + PANEL_GAP) - PANEL_GAP + MARGIN.bottom;
-  const lastT = Math.max(1, ...input.phases.map((p) => p.end), ...input.series.flatMap((s) => s.samples.map((x) => x.t)));
+  const lastT = Math.max(
+    1,
+    ...input.phases.map((p) => p.end),
+    ...input.series.flatMap((s) => s.samples.map((x) => x.t)),
+  );
   const x = (t: number): number => MARGIN.left + (t / lastT) * plotWidth;
   const xStep = niceStep(lastT, 10);
   const out: string[] = [];

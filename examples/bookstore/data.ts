@@ -38,9 +38,42 @@ export const BOOK_COUNT = 240;
 const GENRES: readonly Genre[] = ['FICTION', 'SCIENCE', 'HISTORY', 'POETRY', 'TRAVEL'];
 const FIRST = ['Ada', 'Bram', 'Chiara', 'Dmitri', 'Elif', 'Farah', 'Goran', 'Hana', 'Ines', 'Jonas', 'Kwame', 'Lena'];
 const LAST = ['Okafor', 'Lindqvist', 'Moreau', 'Tanaka', 'Novak', 'Alves', 'Keller', 'Haddad', 'Ruiz', 'Byrne'];
-const ADJECTIVES = ['Silent', 'Crimson', 'Distant', 'Hidden', 'Last', 'Northern', 'Paper', 'Quiet', 'Salt', 'Winter', 'Glass', 'Iron'];
-const NOUNS = ['Harbour', 'Atlas', 'Garden', 'Orchard', 'Lighthouse', 'Archive', 'River', 'Cartographer', 'Station', 'Library', 'Tide', 'Comet'];
-const OPINIONS = ['A slow start, then impossible to put down.', 'Beautifully written.', 'Not for me.', 'I reread it every summer.', 'Dense but rewarding.', 'The ending surprised me.'];
+const ADJECTIVES = [
+  'Silent',
+  'Crimson',
+  'Distant',
+  'Hidden',
+  'Last',
+  'Northern',
+  'Paper',
+  'Quiet',
+  'Salt',
+  'Winter',
+  'Glass',
+  'Iron',
+];
+const NOUNS = [
+  'Harbour',
+  'Atlas',
+  'Garden',
+  'Orchard',
+  'Lighthouse',
+  'Archive',
+  'River',
+  'Cartographer',
+  'Station',
+  'Library',
+  'Tide',
+  'Comet',
+];
+const OPINIONS = [
+  'A slow start, then impossible to put down.',
+  'Beautifully written.',
+  'Not for me.',
+  'I reread it every summer.',
+  'Dense but rewarding.',
+  'The ending surprised me.',
+];
 
 /** A small deterministic pseudo-random generator (mulberry32), so the catalogue never changes. */
 function seeded(seed: number): () => number {

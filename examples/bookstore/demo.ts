@@ -110,7 +110,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     try {
       body = JSON.parse(text) as GraphQLBody;
     } catch {
-      throw new Error(`${url} answered ${response.status} with something that is not GraphQL JSON: is it the bookstore example?`);
+      throw new Error(
+        `${url} answered ${response.status} with something that is not GraphQL JSON: is it the bookstore example?`,
+      );
     }
     const cost = body.extensions?.cost;
     const status = cost?.throttleStatus ?? null;
@@ -132,7 +134,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     return sample;
   };
 
-  const describe = (caller: DemoCaller, label: string, s: Sample, cost: CostExtension | undefined, body: GraphQLBody): string => {
+  const describe = (
+    caller: DemoCaller,
+    label: string,
+    s: Sample,
+    cost: CostExtension | undefined,
+    body: GraphQLBody,
+  ): string => {
     const who = `${caller.name.padEnd(5)} ${caller.tier.padEnd(4)}`;
     // After a refund (the lists were shorter than asked for), show what was finally charged.
     const refunded = s.status === 200 && cost?.actualQueryCost !== undefined && cost.actualQueryCost !== s.cost;
@@ -142,15 +150,26 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     let decision: string;
     if (s.status === 200) decision = paint('32', '200 allowed');
     else if (s.status === 429) decision = paint('31', `429 throttled  Retry-After: ${s.retryAfter ?? '?'} s`);
-    else decision = paint('33', `${s.status} ${body.errors?.[0]?.extensions?.code ?? ''} ${body.errors?.[0]?.message ?? ''}`.trim());
+    else
+      decision = paint(
+        '33',
+        `${s.status} ${body.errors?.[0]?.extensions?.code ?? ''} ${body.errors?.[0]?.message ?? ''}`.trim(),
+      );
     return `${paint('2', `[${s.t.toFixed(2).padStart(6)} s]`)} ${who}  ${label.padEnd(20)} cost ${charged.padStart(7)}  remaining ${left.padStart(9)}  ${decision}`;
   };
 
-  print(`Driving ${url} as ${CALLERS.map((c) => `${c.name} (${c.tier})`).join(' and ')}${quick ? ' (quick run)' : ''}.`);
+  print(
+    `Driving ${url} as ${CALLERS.map((c) => `${c.name} (${c.tier})`).join(' and ')}${quick ? ' (quick run)' : ''}.`,
+  );
 
   // 1. Burst: each caller fires its heavy query back to back.
   const phases: Phase[] = [];
-  print(paint('1', `— burst: ${CALLERS.map((c) => `${c.name} sends ${c.burstRequests}`).join(', ')} heavy requests, ${burstGapSeconds} s apart`));
+  print(
+    paint(
+      '1',
+      `— burst: ${CALLERS.map((c) => `${c.name} sends ${c.burstRequests}`).join(', ')} heavy requests, ${burstGapSeconds} s apart`,
+    ),
+  );
   await Promise.all(
     CALLERS.map(async (caller) => {
       for (let i = 0; i < caller.burstRequests; i++) {
@@ -191,10 +210,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   phases.push({ name: 'refill', start: refillStart, end: now() });
 
   const result = [...series.values()];
-  writeFileSync(svgPath, renderBudgetChart({ title: 'graphql-budget demo: tokens remaining per caller', series: result, phases }));
+  writeFileSync(
+    svgPath,
+    renderBudgetChart({ title: 'graphql-budget demo: tokens remaining per caller', series: result, phases }),
+  );
   for (const s of result) {
     const rejected = s.samples.filter((x) => x.status === 429).length;
-    print(`${s.name} (${s.tier}): ${s.samples.length} requests, ${s.samples.length - rejected} allowed, ${rejected} rejected`);
+    print(
+      `${s.name} (${s.tier}): ${s.samples.length} requests, ${s.samples.length - rejected} allowed, ${rejected} rejected`,
+    );
   }
   print(`Chart written to ${svgPath}`);
   return { series: result, phases, svgPath };

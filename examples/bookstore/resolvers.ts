@@ -61,12 +61,23 @@ export const resolvers = {
         ...catalogue.books.map((book) => ({ result: book as Book | Author, label: book.title })),
       ].filter(({ label }) => label.toLowerCase().includes(needle));
       // Matches at the start of a word first, then alphabetical.
-      const rank = (label: string): number => (label.toLowerCase().split(' ').some((word) => word.startsWith(needle)) ? 0 : 1);
+      const rank = (label: string): number =>
+        label
+          .toLowerCase()
+          .split(' ')
+          .some((word) => word.startsWith(needle))
+          ? 0
+          : 1;
       hits.sort((a, b) => rank(a.label) - rank(b.label) || a.label.localeCompare(b.label));
-      return slice(hits.map((hit) => hit.result), { first });
+      return slice(
+        hits.map((hit) => hit.result),
+        { first },
+      );
     },
     bestsellers: (_: unknown, __: unknown, { catalogue }: BookstoreContext) =>
-      [...catalogue.books].sort((a, b) => b.reviewIds.length - a.reviewIds.length || a.id.localeCompare(b.id)).slice(0, 10),
+      [...catalogue.books]
+        .sort((a, b) => b.reviewIds.length - a.reviewIds.length || a.id.localeCompare(b.id))
+        .slice(0, 10),
   },
 
   Mutation: {

@@ -51,7 +51,13 @@ export interface BucketStep {
  * ticks until it is full again when it refills, the missing tokens when `refillPerSecond` is 0.
  * `amount` is the operation's cost (consume) or amount (refund); 0 for peek.
  */
-export function bucketReply(status: BucketStatus, state: number, amount: number, policy: BucketPolicy, nowUs: number): BucketReply {
+export function bucketReply(
+  status: BucketStatus,
+  state: number,
+  amount: number,
+  policy: BucketPolicy,
+  nowUs: number,
+): BucketReply {
   const { capacity } = policy;
   const refill = policy.refillPerSecond;
   let missing = state;
@@ -83,7 +89,8 @@ export function bucketStep(
   let deficit: number;
   if (refill > 0) {
     base = value < 0 ? roundTicks(tick + (-value * TICKS_PER_SECOND) / refill) : Math.max(value, tick);
-    if (base - tick > (capacity * TICKS_PER_SECOND) / refill) base = roundTicks(tick + (capacity * TICKS_PER_SECOND) / refill);
+    if (base - tick > (capacity * TICKS_PER_SECOND) / refill)
+      base = roundTicks(tick + (capacity * TICKS_PER_SECOND) / refill);
     deficit = ((base - tick) * refill) / TICKS_PER_SECOND;
   } else {
     base = value < 0 ? -value : value > tick ? capacity : 0;
@@ -102,7 +109,9 @@ export function bucketStep(
   if (op === 'peek') return keep('ok');
   if (op === 'refund') {
     if (amount === 0 || deficit === 0) return keep('ok');
-    return write(refill > 0 ? Math.max(tick, roundTicks(base - (amount * TICKS_PER_SECOND) / refill)) : Math.max(0, base - amount));
+    return write(
+      refill > 0 ? Math.max(tick, roundTicks(base - (amount * TICKS_PER_SECOND) / refill)) : Math.max(0, base - amount),
+    );
   }
   if (amount > capacity) return keep('never');
   if (capacity - deficit < amount) return keep('denied');

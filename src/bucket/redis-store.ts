@@ -190,7 +190,9 @@ export class RedisBucketStore implements BucketStore {
         const [seconds, micros] = (await this.#client.time()) as unknown[];
         this.#observe(Number(seconds) * 1_000_000 + Number(micros), sentUs, localUs());
       } catch (error) {
-        throw new BucketStoreError(`Redis TIME failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+        throw new BucketStoreError(`Redis TIME failed: ${(error as Error)?.message ?? String(error)}`, {
+          cause: error,
+        });
       } finally {
         this.#clockRequest = undefined;
       }

@@ -96,7 +96,12 @@ export class ActualCoster {
   }
 
   /** Cost of a returned value `depth` list levels above the field's named type. */
-  private valueCost(rule: FieldCostRule, depth: number, selectionSets: readonly SelectionSetNode[], value: unknown): Cost {
+  private valueCost(
+    rule: FieldCostRule,
+    depth: number,
+    selectionSets: readonly SelectionSetNode[],
+    value: unknown,
+  ): Cost {
     if (value === null || value === undefined) return ZERO_COST;
     if (depth > 0) {
       if (!Array.isArray(value)) return ZERO_COST;

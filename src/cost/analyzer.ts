@@ -178,10 +178,7 @@ function guarded(compute: () => CostEstimate): CostEstimate {
   } catch (error) {
     if (error instanceof CostAnalysisError) throw error;
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
-      throw new CostAnalysisError(
-        CostErrorCode.limit,
-        'The operation is nested too deeply to price.',
-      );
+      throw new CostAnalysisError(CostErrorCode.limit, 'The operation is nested too deeply to price.');
     }
     if (error instanceof GraphQLError) {
       throw new CostAnalysisError(CostErrorCode.invalidVariables, error.message, error.nodes);

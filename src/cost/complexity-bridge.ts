@@ -5,7 +5,7 @@ import { CostAnalysisError, CostErrorCode } from './errors.js';
 import type { ResolvedOperation } from './operation.js';
 import type { ComplexityEstimator, CostEstimate } from './types.js';
 
-type GetComplexity = (typeof import('graphql-query-complexity'))['getComplexity'];
+type GetComplexity = typeof import('graphql-query-complexity')['getComplexity'];
 
 /** graphql-query-complexity is optional: loaded when installed, required only by `estimators`. */
 const getComplexity: GetComplexity | undefined = await import('graphql-query-complexity').then(

@@ -11,7 +11,6 @@ export function scale(count: number, cost: number): number {
   return count === 0 || cost === 0 ? 0 : count * cost;
 }
 
-
 /** Componentwise maximum: the cost of the costlier of two exclusive cases. */
 export function maxCost(a: Cost, b: Cost): Cost {
   return { typeCost: Math.max(a.typeCost, b.typeCost), fieldCost: Math.max(a.fieldCost, b.fieldCost) };

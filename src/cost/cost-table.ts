@@ -70,7 +70,8 @@ const CostWeightScalar = new GraphQLScalarType({
 });
 
 function parseWeight(value: unknown): number {
-  const weight = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  const weight =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   if (!Number.isFinite(weight)) throw new TypeError('not a finite number');
   return weight;
 }
@@ -309,7 +310,12 @@ function checkSlicingArgument(field: AnyField, path: readonly string[], coordina
   }
 }
 
-function checkSizedFields(field: AnyField, sizedFields: readonly string[], coordinate: string, problems: string[]): void {
+function checkSizedFields(
+  field: AnyField,
+  sizedFields: readonly string[],
+  coordinate: string,
+  problems: string[],
+): void {
   if (sizedFields.length === 0) return;
   const returned = getNamedType(field.type);
   if (!isObjectType(returned) && !isInterfaceType(returned)) {

@@ -18,8 +18,7 @@ import {
  */
 export const costDirective = new GraphQLDirective({
   name: 'cost',
-  description:
-    'The weight this element adds to the cost of an operation (IBM GraphQL Cost Directives spec).',
+  description: 'The weight this element adds to the cost of an operation (IBM GraphQL Cost Directives spec).',
   locations: [
     DirectiveLocation.ARGUMENT_DEFINITION,
     DirectiveLocation.ENUM,

@@ -103,7 +103,8 @@ export class StaticEstimator {
   ): Cost {
     const collectKey = `${type.name}:${this.collector.keyOf(selectionSets)}`;
     let key: string | undefined;
-    if (trace === undefined) key = sized === undefined ? collectKey : `${collectKey}|${sized.size}:${sized.names.join(',')}`;
+    if (trace === undefined)
+      key = sized === undefined ? collectKey : `${collectKey}|${sized.size}:${sized.names.join(',')}`;
     const cached = key === undefined ? undefined : this.memo.get(key);
     if (cached !== undefined) return cached;
     let typeCost = this.table.typeWeight(type);

@@ -89,7 +89,9 @@ export function priceFieldCall(
   const rule = table.field(definition);
   const first = nodes[0] as FieldNode;
   const args =
-    definition.args.length === 0 ? NO_ARGUMENTS : getArgumentValues(definition, first, variables as Record<string, unknown>);
+    definition.args.length === 0
+      ? NO_ARGUMENTS
+      : getArgumentValues(definition, first, variables as Record<string, unknown>);
   let cost = rule.weight + argumentsCost(table, definition.args, args);
   let directivesCost = 0;
   for (const node of nodes) {

@@ -56,11 +56,7 @@ export function resolveOperation(schema: GraphQLSchema, request: OperationReques
     const messages = coerced.errors.map((error) =>
       /call stack/i.test(error.message) ? 'A variable value is nested too deeply to read.' : error.message,
     );
-    throw new CostAnalysisError(
-      CostErrorCode.invalidVariables,
-      messages.join(' '),
-      operation.variableDefinitions,
-    );
+    throw new CostAnalysisError(CostErrorCode.invalidVariables, messages.join(' '), operation.variableDefinitions);
   }
   return { operation, rootType, fragments, variables: coerced.coerced };
 }

@@ -29,7 +29,12 @@ export interface ErrorHttp {
  * `includeStacktraceInErrorResponses` (on by default outside production) never sends the plugin's
  * internals to a client.
  */
-function budgetError(message: string, code: BudgetErrorCode, http: ErrorHttp, extra: Record<string, unknown> = {}): GraphQLError {
+function budgetError(
+  message: string,
+  code: BudgetErrorCode,
+  http: ErrorHttp,
+  extra: Record<string, unknown> = {},
+): GraphQLError {
   return withoutStack(new GraphQLError(message, { extensions: { code, ...extra, http } }));
 }
 
@@ -51,7 +56,8 @@ export function rateLimitedError(input: {
   retryAfterMs: number;
   http: ErrorHttp;
 }): GraphQLError {
-  const retry = Number.isFinite(input.retryAfterMs) && input.retryAfterMs >= 0 ? retryAfterSeconds(input.retryAfterMs) : null;
+  const retry =
+    Number.isFinite(input.retryAfterMs) && input.retryAfterMs >= 0 ? retryAfterSeconds(input.retryAfterMs) : null;
   const when = retry === null ? 'Your budget does not refill.' : `Retry in ${retry} s.`;
   return budgetError(
     `This operation costs ${input.cost} but only ${Math.floor(input.remaining)} of your ${input.capacity} budget tokens are ` +

@@ -48,7 +48,11 @@ export function estimateCacheKey(
   operationName: string | null | undefined,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
-  const serialized = !variables ? '' : isFlatAndSorted(variables) ? JSON.stringify(variables) : stableStringify(variables);
+  const serialized = !variables
+    ? ''
+    : isFlatAndSorted(variables)
+      ? JSON.stringify(variables)
+      : stableStringify(variables);
   if (serialized === undefined || serialized.length > MAX_VARIABLES_KEY_LENGTH) return undefined;
   return `${queryHash}\u0000${operationName ?? ''}\u0000${serialized}`;
 }
@@ -65,7 +69,8 @@ function isFlatAndSorted(variables: Readonly<Record<string, unknown>>): boolean 
   for (const name of Object.keys(variables)) {
     if (previous !== undefined && !(previous < name)) return false;
     const value = variables[name];
-    const scalar = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    const scalar =
+      value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
     if (!scalar) return false;
     previous = name;
   }

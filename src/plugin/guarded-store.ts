@@ -98,7 +98,13 @@ export class GuardedStore {
    * afterwards, or undefined when the store did not answer (the refund is then lost: the caller
    * paid the estimate, never more).
    */
-  async refund(store: BucketStore, key: string, amount: number, policy: BucketPolicy, logger: Logger): Promise<BucketResult | undefined> {
+  async refund(
+    store: BucketStore,
+    key: string,
+    amount: number,
+    policy: BucketPolicy,
+    logger: Logger,
+  ): Promise<BucketResult | undefined> {
     if (store !== this.#store) return store.refund(key, amount, policy);
     const partition = this.#partitionOf(key, logger);
     return this.#call(partition, logger, (options) => this.#store.refund(key, amount, policy, options));
@@ -115,7 +121,9 @@ export class GuardedStore {
     try {
       name = String((this.#store.partitionOf as (key: string) => string).call(this.#store, key));
     } catch (error) {
-      logger.debug(`graphql-budget: the bucket store's partitionOf failed: ${error instanceof Error ? error.message : String(error)}`);
+      logger.debug(
+        `graphql-budget: the bucket store's partitionOf failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       name = '';
     }
     let partition = this.#partitions.get(name);
@@ -149,7 +157,9 @@ export class GuardedStore {
     try {
       const result = await withBackstop(run({ timeoutMs: this.#timeoutMs }), this.#timeoutMs + BACKSTOP_GRACE_MS);
       if (breaker.recordSuccess()) {
-        logger.info(`graphql-budget: the bucket store${where(partition)} answers again; budgets are enforced by it again.`);
+        logger.info(
+          `graphql-budget: the bucket store${where(partition)} answers again; budgets are enforced by it again.`,
+        );
       }
       return result;
     } catch (error) {

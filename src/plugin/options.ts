@@ -24,7 +24,9 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * The caller's bucket: a fixed policy, or a function of the request for tiers (free vs paid).
    * @default { capacity: 1000, refillPerSecond: 50 }
    */
-  policy?: BucketPolicy | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => BucketPolicy | Promise<BucketPolicy>);
+  policy?:
+    | BucketPolicy
+    | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => BucketPolicy | Promise<BucketPolicy>);
   /**
    * Where buckets live. Use a `RedisBucketStore` when more than one server process serves the API.
    * @default a new `MemoryBucketStore` (this process only; a warning is logged once at startup)
@@ -150,13 +152,15 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
 }
 
 /** Validates the options and applies the defaults; throws `TypeError`/`RangeError` naming the option. */
-export function resolveOptions<TContext extends BaseContext>(options: QueryBudgetOptions<TContext>): ResolvedQueryBudgetOptions<TContext> {
+export function resolveOptions<TContext extends BaseContext>(
+  options: QueryBudgetOptions<TContext>,
+): ResolvedQueryBudgetOptions<TContext> {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('queryBudgetPlugin: options must be an object with at least `identify`.');
   }
   if (typeof options.identify !== 'function') {
     throw new TypeError(
-      'queryBudgetPlugin: `identify` must be a function returning the caller\'s key (e.g. the authenticated user id); ' +
+      "queryBudgetPlugin: `identify` must be a function returning the caller's key (e.g. the authenticated user id); " +
         `got ${describe(options.identify)}.`,
     );
   }
@@ -172,7 +176,9 @@ export function resolveOptions<TContext extends BaseContext>(options: QueryBudge
   }
   if (options.maxCost !== undefined) requireNumber(options.maxCost, '`maxCost`', { min: 0, exclusiveMin: true });
   if (options.cost !== undefined && typeof options.cost !== 'function') {
-    throw new TypeError(`queryBudgetPlugin: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`);
+    throw new TypeError(
+      `queryBudgetPlugin: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`,
+    );
   }
   if (options.defaultListSize !== undefined) {
     requireNumber(options.defaultListSize, '`defaultListSize`', { min: 0, allowInfinity: true });
@@ -180,14 +186,20 @@ export function resolveOptions<TContext extends BaseContext>(options: QueryBudge
   if (options.maxNodes !== undefined) requireNumber(options.maxNodes, '`maxNodes`', { min: 1, integer: true });
   const introspectionIsFree = options.introspectionIsFree ?? queryBudgetDefaults.introspectionIsFree;
   if (typeof introspectionIsFree !== 'boolean') {
-    throw new TypeError(`queryBudgetPlugin: \`introspectionIsFree\` must be a boolean; got ${describe(introspectionIsFree)}.`);
+    throw new TypeError(
+      `queryBudgetPlugin: \`introspectionIsFree\` must be a boolean; got ${describe(introspectionIsFree)}.`,
+    );
   }
   if (options.estimators !== undefined && !Array.isArray(options.estimators)) {
-    throw new TypeError(`queryBudgetPlugin: \`estimators\` must be an array of estimator functions; got ${describe(options.estimators)}.`);
+    throw new TypeError(
+      `queryBudgetPlugin: \`estimators\` must be an array of estimator functions; got ${describe(options.estimators)}.`,
+    );
   }
   const onStoreError = options.onStoreError ?? queryBudgetDefaults.onStoreError;
   if (onStoreError !== 'allow' && onStoreError !== 'deny' && onStoreError !== 'local') {
-    throw new RangeError(`queryBudgetPlugin: \`onStoreError\` must be 'allow', 'deny' or 'local'; got ${describe(onStoreError)}.`);
+    throw new RangeError(
+      `queryBudgetPlugin: \`onStoreError\` must be 'allow', 'deny' or 'local'; got ${describe(onStoreError)}.`,
+    );
   }
   const storeTimeoutMs = options.storeTimeoutMs ?? queryBudgetDefaults.storeTimeoutMs;
   requireNumber(storeTimeoutMs, '`storeTimeoutMs`', { min: 1 });
@@ -201,7 +213,9 @@ export function resolveOptions<TContext extends BaseContext>(options: QueryBudge
   requireNumber(cooldownMs, '`circuitBreaker.cooldownMs`', { min: 0 });
   const exposeCost = options.exposeCost ?? queryBudgetDefaults.exposeCost;
   if (typeof exposeCost !== 'boolean' && typeof exposeCost !== 'function') {
-    throw new TypeError(`queryBudgetPlugin: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`);
+    throw new TypeError(
+      `queryBudgetPlugin: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`,
+    );
   }
   const policyName = options.policyName ?? queryBudgetDefaults.policyName;
   if (typeof policyName !== 'string' || !POLICY_NAME_PATTERN.test(policyName)) {
@@ -211,7 +225,9 @@ export function resolveOptions<TContext extends BaseContext>(options: QueryBudge
   }
   const debugHeader = options.debugHeader ?? queryBudgetDefaults.debugHeader;
   if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
-    throw new RangeError(`queryBudgetPlugin: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`);
+    throw new RangeError(
+      `queryBudgetPlugin: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`,
+    );
   }
   const estimateCacheSize = options.estimateCacheSize ?? queryBudgetDefaults.estimateCacheSize;
   requireNumber(estimateCacheSize, '`estimateCacheSize`', { min: 0, integer: true });

@@ -83,12 +83,17 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   function chargeOf(estimate: CostEstimate): number {
     const value = charged(estimate);
     if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-      throw new TypeError(`queryBudgetPlugin: \`cost\` returned ${String(value)}; it must return a number ≥ 0 (or Infinity).`);
+      throw new TypeError(
+        `queryBudgetPlugin: \`cost\` returned ${String(value)}; it must return a number ≥ 0 (or Infinity).`,
+      );
     }
     return value;
   }
 
-  function estimateOf(requestContext: GraphQLRequestContextDidResolveOperation<TContext>, breakdown: boolean): CostEstimate {
+  function estimateOf(
+    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+    breakdown: boolean,
+  ): CostEstimate {
     if (!analyzer) throw new Error('queryBudgetPlugin: the schema has not been loaded yet.');
     const { document, request } = requestContext;
     const input = { document, operationName: request.operationName ?? null, variables: request.variables ?? null };
@@ -154,7 +159,11 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
 
     const maximum = Math.min(config.maxCost ?? policy.capacity, policy.capacity);
     if (!(requested <= maximum)) {
-      budget.rejection = tooExpensiveError({ estimatedCost: requested, maxCost: maximum, http: errorHttp(requestContext, 400) });
+      budget.rejection = tooExpensiveError({
+        estimatedCost: requested,
+        maxCost: maximum,
+        http: errorHttp(requestContext, 400),
+      });
       return budget;
     }
 
@@ -210,7 +219,10 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     }
   }
 
-  async function settle(requestContext: GraphQLRequestContextWillSendResponse<TContext>, budget: Budget): Promise<void> {
+  async function settle(
+    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
+    budget: Budget,
+  ): Promise<void> {
     const { charge } = budget;
     let bucket: BucketResult | undefined = charge?.status === 'answered' ? charge.result : undefined;
     let actual: number | null = 0;

@@ -26,6 +26,9 @@ export function formatRateLimitPolicy(name: string, policy: BucketPolicy): strin
 export function formatRateLimit(name: string, result: BucketResult): string {
   const remaining = Math.max(0, Math.floor(result.remaining));
   // resetAfterMs is -1 when the bucket never refills: no `t` then.
-  const reset = Number.isFinite(result.resetAfterMs) && result.resetAfterMs >= 0 ? Math.ceil(result.resetAfterMs / 1000) : undefined;
+  const reset =
+    Number.isFinite(result.resetAfterMs) && result.resetAfterMs >= 0
+      ? Math.ceil(result.resetAfterMs / 1000)
+      : undefined;
   return reset === undefined ? `"${name}";r=${remaining}` : `"${name}";r=${remaining};t=${reset}`;
 }

@@ -21,9 +21,19 @@ describe('RedisBucketStore on a Redis Cluster', () => {
   it('keeps each bucket under its own key on the node owning its slot, for any identity', async () => {
     const store = new RedisBucketStore(client, { prefix: 'c:' });
     const policy = { capacity: 5, refillPerSecond: 1 };
-    const identities = ['alice', '{alice}', 'a}{b', 'line\nbreak', 'x'.repeat(10_000), ...Array.from({ length: 30 }, (_, i) => `user-${i}`)];
+    const identities = [
+      'alice',
+      '{alice}',
+      'a}{b',
+      'line\nbreak',
+      'x'.repeat(10_000),
+      ...Array.from({ length: 30 }, (_, i) => `user-${i}`),
+    ];
     for (const identity of identities) {
-      expect(await store.consume(identity, 2, policy, { timeoutMs: 2000 })).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await store.consume(identity, 2, policy, { timeoutMs: 2000 })).toMatchObject({
+        allowed: true,
+        remaining: 3,
+      });
       expect(await store.consume(identity, 4, policy)).toMatchObject({ allowed: false, cost: 4 });
       const key = bucketKey('c:', identity);
       expect(key).not.toMatch(/[{}]/);

@@ -15,7 +15,10 @@ const PROCESSES = 4;
 const IN_FLIGHT = 32;
 
 /** Starts every worker, waits until all are connected, starts them together, collects reports. */
-async function hammer(job: Omit<WorkerJob, 'port'>, runForUs?: number): Promise<{ reports: WorkerReport[]; untilUs?: number }> {
+async function hammer(
+  job: Omit<WorkerJob, 'port'>,
+  runForUs?: number,
+): Promise<{ reports: WorkerReport[]; untilUs?: number }> {
   const port = inject('redisPort');
   const children: ChildProcess[] = [];
   try {
@@ -66,7 +69,15 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
 
   it('admit exactly capacity tokens when the bucket does not refill', async () => {
     const policy = { capacity: 1000, refillPerSecond: 0 };
-    const { reports } = await hammer({ prefix, key: 'exact', policy, costs: [1], total: 400, inFlight: IN_FLIGHT, mode: 'store' });
+    const { reports } = await hammer({
+      prefix,
+      key: 'exact',
+      policy,
+      costs: [1],
+      total: 400,
+      inFlight: IN_FLIGHT,
+      mode: 'store',
+    });
     expect(sum(reports, 'sent')).toBe(PROCESSES * 400);
     expect(sum(reports, 'admitted')).toBe(1000);
     expect(reports.every((r) => r.admitted > 0)).toBe(true);
@@ -75,7 +86,15 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
 
   it('never lose or invent a token with mixed costs', async () => {
     const policy = { capacity: 2003, refillPerSecond: 0 };
-    const { reports } = await hammer({ prefix, key: 'mixed', policy, costs: [3, 1, 5, 2, 4], total: 400, inFlight: IN_FLIGHT, mode: 'store' });
+    const { reports } = await hammer({
+      prefix,
+      key: 'mixed',
+      policy,
+      costs: [3, 1, 5, 2, 4],
+      total: 400,
+      inFlight: IN_FLIGHT,
+      mode: 'store',
+    });
     const left = await runBucketScript(client, bucketKey(prefix, 'mixed'), { op: 'peek', amount: 0, ...policy });
     if (left.status === 'expired') throw new Error('unexpected');
     expect(sum(reports, 'admittedCost') + left.remaining).toBe(2003);
@@ -86,7 +105,10 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
     const policy = { capacity: 20, refillPerSecond: 100 };
     const runForUs = 1_000_000;
     const [seconds, micros] = await client.time();
-    const { reports, untilUs } = await hammer({ prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script' }, runForUs);
+    const { reports, untilUs } = await hammer(
+      { prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script' },
+      runForUs,
+    );
     const admits = reports.flatMap((r) => r.admits ?? []).sort((a, b) => a[0] - b[0]);
     expect(admits.length).toBe(sum(reports, 'admitted'));
     const firstUs = (admits[0] as [number, number])[0];

@@ -85,7 +85,10 @@ describe('per-call deadline', () => {
       expect(await fresh.ping()).toBe('PONG');
       expect(await observer.exists(bucketKey('d2:', 'first'))).toBe(0);
       // The TIME reply that came late still taught the store the offset: the next call works.
-      expect(await store.consume('first', 5, policy, { timeoutMs: 1000 })).toMatchObject({ allowed: true, remaining: 5 });
+      expect(await store.consume('first', 5, policy, { timeoutMs: 1000 })).toMatchObject({
+        allowed: true,
+        remaining: 5,
+      });
     } finally {
       fresh.disconnect();
     }

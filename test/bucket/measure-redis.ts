@@ -30,14 +30,22 @@ async function throughput(total: number, inFlight: number, call: (i: number) => 
   return total / ((performance.now() - started) / 1000);
 }
 
-async function bytesPerKey(client: Redis, store: RedisBucketStore, label: string, policy: BucketPolicy, cost: number): Promise<void> {
+async function bytesPerKey(
+  client: Redis,
+  store: RedisBucketStore,
+  label: string,
+  policy: BucketPolicy,
+  cost: number,
+): Promise<void> {
   await client.flushall();
   const before = await usedMemory(client);
   await throughput(KEYS, IN_FLIGHT, (i) => store.consume(`caller-${i}`, cost, policy));
   const keys = await client.dbsize();
   const after = await usedMemory(client);
   const sample = await client.get('gb:k:caller-1');
-  console.log(`${label}: ${keys} keys, ${((after - before) / keys).toFixed(1)} bytes/key (value ${JSON.stringify(sample)}, key "gb:k:caller-1")`);
+  console.log(
+    `${label}: ${keys} keys, ${((after - before) / keys).toFixed(1)} bytes/key (value ${JSON.stringify(sample)}, key "gb:k:caller-1")`,
+  );
 }
 
 const server = await startRedisServer();
@@ -58,7 +66,9 @@ try {
   const withDeadline = await throughput(CONSUMES, IN_FLIGHT, (i) =>
     store.consume(`caller-${i % 10_000}`, 1, policy, { timeoutMs: 1000 }),
   );
-  console.log(`${CONSUMES} consumes, ${IN_FLIGHT} in flight, 10k keys, timeoutMs 1000: ${Math.round(withDeadline)} consumes/s`);
+  console.log(
+    `${CONSUMES} consumes, ${IN_FLIGHT} in flight, 10k keys, timeoutMs 1000: ${Math.round(withDeadline)} consumes/s`,
+  );
 } finally {
   client.disconnect();
   await server.stop();

@@ -8,16 +8,31 @@ describe('MemoryBucketStore', () => {
     let now = 5_000;
     const store = new MemoryBucketStore({ now: () => now });
     expect(await store.consume('a', 10, policy)).toEqual({
-      allowed: true, cost: 10, remaining: 0, capacity: 10, retryAfterMs: 0, resetAfterMs: 1000,
+      allowed: true,
+      cost: 10,
+      remaining: 0,
+      capacity: 10,
+      retryAfterMs: 0,
+      resetAfterMs: 1000,
     });
     now += 50;
     expect(await store.consume('a', 1, policy)).toEqual({
-      allowed: false, cost: 1, remaining: 0.5, capacity: 10, retryAfterMs: 50, resetAfterMs: 950,
+      allowed: false,
+      cost: 1,
+      remaining: 0.5,
+      capacity: 10,
+      retryAfterMs: 50,
+      resetAfterMs: 950,
     });
     expect(await store.consume('a', 11, policy)).toMatchObject({ allowed: false, retryAfterMs: -1, remaining: 0.5 });
     now += 50;
     expect(await store.consume('a', 1, policy)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(await store.refund('a', 25, policy)).toMatchObject({ allowed: true, cost: 25, remaining: 10, resetAfterMs: 0 });
+    expect(await store.refund('a', 25, policy)).toMatchObject({
+      allowed: true,
+      cost: 25,
+      remaining: 10,
+      resetAfterMs: 0,
+    });
     expect(store.size).toBe(0);
   });
 
@@ -55,7 +70,12 @@ describe('MemoryBucketStore', () => {
     const noRefill = { capacity: 3, refillPerSecond: 0 };
     await store.consume('z', 2, noRefill);
     await new Promise((r) => setTimeout(r, 40));
-    expect(await store.consume('z', 2, noRefill)).toMatchObject({ allowed: false, remaining: 1, retryAfterMs: -1, resetAfterMs: -1 });
+    expect(await store.consume('z', 2, noRefill)).toMatchObject({
+      allowed: false,
+      remaining: 1,
+      retryAfterMs: -1,
+      resetAfterMs: -1,
+    });
     expect(store.size).toBe(1);
     await store.refund('z', 2, noRefill);
     expect(store.size).toBe(0);
@@ -71,7 +91,9 @@ describe('MemoryBucketStore', () => {
       new RangeError('policy.capacity must be a finite number > 0, got -1'),
     );
     await expect(store.consume('a', 1, null as unknown as typeof policy)).rejects.toThrow(TypeError);
-    expect(() => new MemoryBucketStore({ maxKeys: 0 })).toThrow(new RangeError('options.maxKeys must be an integer >= 1, got 0'));
+    expect(() => new MemoryBucketStore({ maxKeys: 0 })).toThrow(
+      new RangeError('options.maxKeys must be an integer >= 1, got 0'),
+    );
     expect(() => new MemoryBucketStore({ maxKeys: 1.5 })).toThrow(RangeError);
     expect(() => new MemoryBucketStore({ now: 5 as unknown as () => number })).toThrow(/options\.now/);
     expect(() => new MemoryBucketStore({ sweepIntervalMs: Number.NaN })).toThrow(/options\.sweepIntervalMs/);

@@ -29,7 +29,10 @@ interface Op {
 }
 
 const policyArb: fc.Arbitrary<BucketPolicy> = fc.record({
-  capacity: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 240 }).map((q) => q / 4)),
+  capacity: fc.oneof(
+    fc.integer({ min: 1, max: 60 }),
+    fc.integer({ min: 1, max: 240 }).map((q) => q / 4),
+  ),
   refillPerSecond: fc.constantFrom(...REFILLS),
 });
 
@@ -60,7 +63,11 @@ async function check(
     const amount = op.quarters / 4;
     const nowUs = toUs(time);
     const expected =
-      op.kind === 'consume' ? model.consume(amount, nowUs) : op.kind === 'refund' ? model.refund(amount, nowUs) : model.peek(nowUs);
+      op.kind === 'consume'
+        ? model.consume(amount, nowUs)
+        : op.kind === 'refund'
+          ? model.refund(amount, nowUs)
+          : model.peek(nowUs);
     const actual = await call(op, policy, time);
     const mismatch = resultMismatch(actual, expected);
     if (mismatch) throw new Error(`op #${index} ${op.kind}(${amount}) at +${time}: ${mismatch}`);
@@ -70,17 +77,26 @@ async function check(
 describe('stores against the reference model', () => {
   it('MemoryBucketStore matches the model on an injected clock', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(policyArb, { minLength: 2, maxLength: 2 }), opsArb(fc.integer({ min: 0, max: 3000 })), async (policies, ops) => {
-        let nowMs = 1_000_000;
-        const store = new MemoryBucketStore({ now: () => nowMs });
-        await check(policies, ops, (t) => BigInt(1_000_000 + t) * 1000n, (op, policy, t) => {
-          nowMs = 1_000_000 + t;
-          const key = `b${op.bucket}`;
-          if (op.kind === 'consume') return store.consume(key, op.quarters / 4, policy);
-          if (op.kind === 'refund') return store.refund(key, op.quarters / 4, policy);
-          return store.peek(key, policy);
-        });
-      }),
+      fc.asyncProperty(
+        fc.array(policyArb, { minLength: 2, maxLength: 2 }),
+        opsArb(fc.integer({ min: 0, max: 3000 })),
+        async (policies, ops) => {
+          let nowMs = 1_000_000;
+          const store = new MemoryBucketStore({ now: () => nowMs });
+          await check(
+            policies,
+            ops,
+            (t) => BigInt(1_000_000 + t) * 1000n,
+            (op, policy, t) => {
+              nowMs = 1_000_000 + t;
+              const key = `b${op.bucket}`;
+              if (op.kind === 'consume') return store.consume(key, op.quarters / 4, policy);
+              if (op.kind === 'refund') return store.refund(key, op.quarters / 4, policy);
+              return store.peek(key, policy);
+            },
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -105,21 +121,30 @@ describe('stores against the reference model', () => {
 
     it('RedisBucketStore script matches the model', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(policyArb, { minLength: 2, maxLength: 2 }), opsArb(fc.integer({ min: 0, max: 12_000 }).map((q) => q * 250)), async (policies, ops) => {
-          const prefix = `model${run++}:`;
-          await check(policies, ops, (t) => BigInt(baseUs + t), async (op, policy, t) => {
-            const amount = op.kind === 'peek' ? 0 : op.quarters / 4;
-            const reply = await runBucketScript(client, `${prefix}${op.bucket}`, {
-              op: op.kind,
-              amount,
-              capacity: policy.capacity,
-              refillPerSecond: policy.refillPerSecond,
-              nowUs: baseUs + t,
-            });
-            if (reply.status === 'expired') throw new Error('unexpected expired reply');
-            return toBucketResult(reply, amount, policy.capacity);
-          });
-        }),
+        fc.asyncProperty(
+          fc.array(policyArb, { minLength: 2, maxLength: 2 }),
+          opsArb(fc.integer({ min: 0, max: 12_000 }).map((q) => q * 250)),
+          async (policies, ops) => {
+            const prefix = `model${run++}:`;
+            await check(
+              policies,
+              ops,
+              (t) => BigInt(baseUs + t),
+              async (op, policy, t) => {
+                const amount = op.kind === 'peek' ? 0 : op.quarters / 4;
+                const reply = await runBucketScript(client, `${prefix}${op.bucket}`, {
+                  op: op.kind,
+                  amount,
+                  capacity: policy.capacity,
+                  refillPerSecond: policy.refillPerSecond,
+                  nowUs: baseUs + t,
+                });
+                if (reply.status === 'expired') throw new Error('unexpected expired reply');
+                return toBucketResult(reply, amount, policy.capacity);
+              },
+            );
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -128,7 +153,15 @@ describe('stores against the reference model', () => {
       const baseMs = Math.floor(baseUs / 1000);
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.tuple(policyArb, fc.constantFrom<Op['kind']>('consume', 'refund', 'peek'), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 1500 })), { minLength: 1, maxLength: 30 }),
+          fc.array(
+            fc.tuple(
+              policyArb,
+              fc.constantFrom<Op['kind']>('consume', 'refund', 'peek'),
+              fc.integer({ min: 0, max: 120 }),
+              fc.integer({ min: 0, max: 1500 }),
+            ),
+            { minLength: 1, maxLength: 30 },
+          ),
           async (steps) => {
             const key = `policy-change-${run++}`;
             let t = 0;
@@ -136,11 +169,20 @@ describe('stores against the reference model', () => {
             for (const [policy, kind, quarters, stepMs] of steps) {
               t += stepMs;
               const amount = kind === 'peek' ? 0 : quarters / 4;
-              const reply = await runBucketScript(client, key, { op: kind, amount, ...policy, nowUs: (baseMs + t) * 1000 });
+              const reply = await runBucketScript(client, key, {
+                op: kind,
+                amount,
+                ...policy,
+                nowUs: (baseMs + t) * 1000,
+              });
               if (reply.status === 'expired') throw new Error('unexpected expired reply');
               const fromRedis = toBucketResult(reply, amount, policy.capacity);
               const fromMemory =
-                kind === 'consume' ? await memory.consume('k', amount, policy) : kind === 'refund' ? await memory.refund('k', amount, policy) : await memory.peek('k', policy);
+                kind === 'consume'
+                  ? await memory.consume('k', amount, policy)
+                  : kind === 'refund'
+                    ? await memory.refund('k', amount, policy)
+                    : await memory.peek('k', policy);
               expect(fromRedis).toEqual(fromMemory);
             }
           },
@@ -152,13 +194,23 @@ describe('stores against the reference model', () => {
     it('matches MemoryBucketStore step for step when a token time is not a whole number of µs, and keeps the state an int', async () => {
       const baseMs = Math.floor(baseUs / 1000);
       const fractionalPolicy: fc.Arbitrary<BucketPolicy> = fc.record({
-        capacity: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 240 }).map((q) => q / 3)),
+        capacity: fc.oneof(
+          fc.integer({ min: 1, max: 60 }),
+          fc.integer({ min: 1, max: 240 }).map((q) => q / 3),
+        ),
         refillPerSecond: fc.constantFrom(3, 7, 0.3, 1 / 3, 6.5536, 333, 1e6 / 7),
       });
       await fc.assert(
         fc.asyncProperty(
           fractionalPolicy,
-          fc.array(fc.tuple(fc.constantFrom<Op['kind']>('consume', 'consume', 'refund', 'peek'), fc.integer({ min: 0, max: 90 }), fc.integer({ min: 0, max: 700 })), { minLength: 1, maxLength: 30 }),
+          fc.array(
+            fc.tuple(
+              fc.constantFrom<Op['kind']>('consume', 'consume', 'refund', 'peek'),
+              fc.integer({ min: 0, max: 90 }),
+              fc.integer({ min: 0, max: 700 }),
+            ),
+            { minLength: 1, maxLength: 30 },
+          ),
           async (policy, steps) => {
             const key = `fractional-${run++}`;
             let t = 0;
@@ -166,10 +218,19 @@ describe('stores against the reference model', () => {
             for (const [kind, thirds, stepMs] of steps) {
               t += stepMs;
               const amount = kind === 'peek' ? 0 : thirds / 3;
-              const reply = await runBucketScript(client, key, { op: kind, amount, ...policy, nowUs: (baseMs + t) * 1000 });
+              const reply = await runBucketScript(client, key, {
+                op: kind,
+                amount,
+                ...policy,
+                nowUs: (baseMs + t) * 1000,
+              });
               if (reply.status === 'expired') throw new Error('unexpected expired reply');
               const fromMemory =
-                kind === 'consume' ? await memory.consume('k', amount, policy) : kind === 'refund' ? await memory.refund('k', amount, policy) : await memory.peek('k', policy);
+                kind === 'consume'
+                  ? await memory.consume('k', amount, policy)
+                  : kind === 'refund'
+                    ? await memory.refund('k', amount, policy)
+                    : await memory.peek('k', policy);
               expect(toBucketResult(reply, amount, policy.capacity)).toEqual(fromMemory);
               const stored = await client.get(key);
               if (stored !== null) {
@@ -201,7 +262,9 @@ describe('stores against the reference model', () => {
       expect(bucketStep(undefined, 'consume', 0.25, policy, 1000.25).state).toBe(4002);
       expect(bucketStep(undefined, 'consume', 1, { capacity: 10, refillPerSecond: 3 }, 1000.25).state).toBe(1_337_334);
       expect(bucketStep(undefined, 'consume', 2, { capacity: 10, refillPerSecond: 3 }, 1000.5).state).toBe(2_670_669);
-      expect([0.5, 1.5, 2.5, -0.5, 2.4999, 2.5001, 7184094203738611].map(roundTicks)).toEqual([0, 2, 2, 0, 2, 3, 7184094203738611]);
+      expect([0.5, 1.5, 2.5, -0.5, 2.4999, 2.5001, 7184094203738611].map(roundTicks)).toEqual([
+        0, 2, 2, 0, 2, 3, 7184094203738611,
+      ]);
     });
 
     it('holds no key for a full bucket and expires each key when it is full again', async () => {
@@ -252,7 +315,12 @@ describe("the seed article's lost-refill case", () => {
         nowMs = i * 50;
         if (model.consume(1, BigInt(nowMs * 1000)).allowed) admitted.model++;
         if ((await memory.consume('caller', 1, policy)).allowed) admitted.memory++;
-        const reply = await runBucketScript(client, 'caller', { op: 'consume', amount: 1, ...policy, nowUs: baseUs + nowMs * 1000 });
+        const reply = await runBucketScript(client, 'caller', {
+          op: 'consume',
+          amount: 1,
+          ...policy,
+          nowUs: baseUs + nowMs * 1000,
+        });
         if (reply.status === 'ok') admitted.redis++;
       }
       // 10 at once, then one per 100 ms of refill over the 1950 ms between the first and last request.

@@ -23,7 +23,12 @@ beforeEach(() => {
 describe('RedisBucketStore', () => {
   it('takes tokens, denies without writing, and reports when to retry', async () => {
     expect(await store.consume('alice', 4, policy)).toEqual({
-      allowed: true, cost: 4, remaining: 6, capacity: 10, retryAfterMs: 0, resetAfterMs: 400,
+      allowed: true,
+      cost: 4,
+      remaining: 6,
+      capacity: 10,
+      retryAfterMs: 0,
+      resetAfterMs: 400,
     });
     const key = bucketKey(prefix, 'alice');
     const before = await client.get(key);
@@ -38,7 +43,14 @@ describe('RedisBucketStore', () => {
 
   it('answers cost > capacity with retryAfterMs -1 and writes nothing', async () => {
     const result = await store.consume('bob', 11, policy);
-    expect(result).toEqual({ allowed: false, cost: 11, remaining: 10, capacity: 10, retryAfterMs: -1, resetAfterMs: 0 });
+    expect(result).toEqual({
+      allowed: false,
+      cost: 11,
+      remaining: 10,
+      capacity: 10,
+      retryAfterMs: -1,
+      resetAfterMs: 0,
+    });
     expect(await client.exists(bucketKey(prefix, 'bob'))).toBe(0);
   });
 
@@ -67,14 +79,21 @@ describe('RedisBucketStore', () => {
     const key = bucketKey(prefix, 'erin');
     expect(await client.pttl(key)).toBe(-1);
     expect(await store.consume('erin', 4, noRefill)).toEqual({
-      allowed: false, cost: 4, remaining: 3, capacity: 5, retryAfterMs: -1, resetAfterMs: -1,
+      allowed: false,
+      cost: 4,
+      remaining: 3,
+      capacity: 5,
+      retryAfterMs: -1,
+      resetAfterMs: -1,
     });
     expect((await store.refund('erin', 2, noRefill)).remaining).toBe(5);
     expect(await client.exists(key)).toBe(0);
   });
 
   it('rejects invalid arguments before calling Redis, naming them', async () => {
-    await expect(store.consume('x', -1, policy)).rejects.toThrow(new RangeError('cost must be a finite number >= 0, got -1'));
+    await expect(store.consume('x', -1, policy)).rejects.toThrow(
+      new RangeError('cost must be a finite number >= 0, got -1'),
+    );
     await expect(store.consume('x', 1, { capacity: 0, refillPerSecond: 1 })).rejects.toThrow(RangeError);
     await expect(store.consume('x', 1, { capacity: 0, refillPerSecond: 1 })).rejects.toThrow(/policy\.capacity/);
     await expect(store.consume('x', Number.NaN, policy)).rejects.toThrow(/cost must be a finite number >= 0, got NaN/);
@@ -97,14 +116,22 @@ describe('RedisBucketStore', () => {
     await expect(call(['refund', '-1', '10', '1', '', ''])).rejects.toThrow(/amount must be >= 0/);
     await expect(call(['consume', '1', '10', '-2', '', ''])).rejects.toThrow(/refillPerSecond must be >= 0/);
     await expect(call(['drop', '1', '10', '1', '', ''])).rejects.toThrow(/op must be consume, refund or peek/);
-    await expect(call(['consume', '1', '10', '1e-300', '', ''])).rejects.toThrow(/seconds to refill\) must be at most 1e9/);
+    await expect(call(['consume', '1', '10', '1e-300', '', ''])).rejects.toThrow(
+      /seconds to refill\) must be at most 1e9/,
+    );
     await expect(call(['consume', '1', '10', '1', 'soon', ''])).rejects.toThrow(/deadline must be a number/);
     await expect(call(['consume', '1', '10', '1', '', 'later'])).rejects.toThrow(/now must be a number/);
     expect(await client.exists(key)).toBe(0);
   });
 
   it('rejects with BucketStoreError, cause attached, when Redis cannot be reached', async () => {
-    const dead = new Redis({ port: 1, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const dead = new Redis({
+      port: 1,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => undefined);
     const unreachable = new RedisBucketStore(dead);
     const error = await unreachable.consume('x', 1, policy).catch((e: unknown) => e);
@@ -115,7 +142,17 @@ describe('RedisBucketStore', () => {
   });
 
   it('stores hostile identities under a bounded, safe key', async () => {
-    const hostile = ['{tag}', 'a b', 'line\nbreak', 'x'.repeat(10_000), '', 'é', '\ud800', '\udc00', `${'a'.repeat(65)}`];
+    const hostile = [
+      '{tag}',
+      'a b',
+      'line\nbreak',
+      'x'.repeat(10_000),
+      '',
+      'é',
+      '\ud800',
+      '\udc00',
+      `${'a'.repeat(65)}`,
+    ];
     const keys = new Set<string>();
     for (const identity of hostile) {
       await store.consume(identity, 1, policy);
@@ -151,8 +188,14 @@ describe('RedisBucketStore', () => {
     expect(bucketArgs({ ...call, nowUs: 9 })).toEqual(['consume', '1', '10', '4', '', '9']);
     const key = `${prefix}argv`;
     // 1 token at 4/s: the bucket is full again in 250 ms = 1e6 ticks; now (µs) as sent.
-    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15 }))).toEqual(['ok', 1_000_000, 2e15]);
-    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15, deadlineUs: 1e15 }))).toEqual(['expired', 2e15]);
+    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15 }))).toEqual([
+      'ok',
+      1_000_000,
+      2e15,
+    ]);
+    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15, deadlineUs: 1e15 }))).toEqual(
+      ['expired', 2e15],
+    );
     // Refill 0: the missing tokens, a string when fractional.
     const none = { op: 'consume', amount: 0.5, capacity: 10, refillPerSecond: 0, nowUs: 2e15 } as const;
     expect(await client.eval(BUCKET_SCRIPT, 1, `${key}-0`, ...bucketArgs(none))).toEqual(['ok', '0.5', 2e15]);

@@ -33,8 +33,15 @@ describe('actual cost of repeated requests', () => {
     const media = fc.oneof(fc.record({ length: maybe(fc.integer()) }), fc.record({ codec: maybe(fc.string()) }));
     const scenario = fc.record({
       // A few distinct variable sets, so most requests meet one seen before.
-      variables: fc.record({ m: fc.integer({ min: 0, max: 2 }), f: fc.integer({ min: 0, max: 1 }), withAge: fc.boolean() }),
-      data: fc.record({ users: maybe(fc.array(maybe(user), { maxLength: 3 })), media: maybe(fc.array(media, { maxLength: 3 })) }),
+      variables: fc.record({
+        m: fc.integer({ min: 0, max: 2 }),
+        f: fc.integer({ min: 0, max: 1 }),
+        withAge: fc.boolean(),
+      }),
+      data: fc.record({
+        users: maybe(fc.array(maybe(user), { maxLength: 3 })),
+        media: maybe(fc.array(media, { maxLength: 3 })),
+      }),
     });
     fc.assert(
       fc.property(scenario, ({ variables, data }) => {
@@ -67,8 +74,12 @@ describe('actual cost of repeated requests', () => {
     ];
     for (const [operationName, variables] of alike) {
       const request = { document, operationName, variables, data };
-      expect(outcome(() => analyzer.actual(request))).toEqual(outcome(() => createCostAnalyzer(schema).actual(request)));
+      expect(outcome(() => analyzer.actual(request))).toEqual(
+        outcome(() => createCostAnalyzer(schema).actual(request)),
+      );
     }
-    expect(outcome(() => analyzer.actual({ document, operationName: '', variables: { withAge: true }, data }))).toMatch(/exactly one operation/);
+    expect(outcome(() => analyzer.actual({ document, operationName: '', variables: { withAge: true }, data }))).toMatch(
+      /exactly one operation/,
+    );
   });
 });

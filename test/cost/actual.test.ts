@@ -42,7 +42,8 @@ describe('actual cost of a response', () => {
   });
 
   it('reads aliases and merged fields by response key', () => {
-    const query = '{ a: users(max: 2) { age } b: users(max: 2) { age } a: users(max: 2) { friends(first: 1) { age } } }';
+    const query =
+      '{ a: users(max: 2) { age } b: users(max: 2) { age } a: users(max: 2) { friends(first: 1) { age } } }';
     const data = {
       a: [{ age: 1, friends: [{ age: 2 }] }],
       b: [{ age: 3 }, { age: 4 }],
@@ -123,15 +124,20 @@ describe('actual cost of a response', () => {
           variables: fc.constant({ n, f }),
           data: fc.record({
             users: maybe(
-              fc.array(maybe(fc.record({ age: maybe(fc.integer()), pet, friends: maybe(fc.array(friend, { maxLength: f })) })), {
-                maxLength: n,
-              }),
+              fc.array(
+                maybe(fc.record({ age: maybe(fc.integer()), pet, friends: maybe(fc.array(friend, { maxLength: f })) })),
+                {
+                  maxLength: n,
+                },
+              ),
             ),
             media: maybe(fc.array(media, { maxLength: 3 })),
             conn: maybe(
               fc.record({
                 total: maybe(fc.integer()),
-                edges: maybe(fc.array(maybe(fc.record({ node: maybe(fc.record({ title: fc.string() })) })), { maxLength: n })),
+                edges: maybe(
+                  fc.array(maybe(fc.record({ node: maybe(fc.record({ title: fc.string() })) })), { maxLength: n }),
+                ),
               }),
             ),
           }),

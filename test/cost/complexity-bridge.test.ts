@@ -1,10 +1,5 @@
 import { GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, GraphQLString, buildSchema, parse } from 'graphql';
-import {
-  directiveEstimator,
-  fieldExtensionsEstimator,
-  getComplexity,
-  simpleEstimator,
-} from 'graphql-query-complexity';
+import { directiveEstimator, fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import { describe, expect, it } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
 import type { ComplexityEstimator } from '../../src/cost/types.js';
@@ -77,14 +72,19 @@ describe('graphql-query-complexity bridge', () => {
       return field.name === 'posts' ? 10 + childComplexity : 1;
     };
     const analyzer = createCostAnalyzer(sdl, { estimators: [custom] });
-    expect(analyzer.estimate({ document: parse(query), variables: { n: 2 } })).toEqual({ typeCost: 0, fieldCost: 10 + 2 + 1 });
+    expect(analyzer.estimate({ document: parse(query), variables: { n: 2 } })).toEqual({
+      typeCost: 0,
+      fieldCost: 10 + 2 + 1,
+    });
     expect(seen).toContain('posts:{"first":2}:2');
   });
 
   it('guards the anonymous-operation trap: an operation name that matches nothing is a clear error', () => {
     const document = parse('{ viewer { name } }');
     const estimators = [simpleEstimator({ defaultComplexity: 1 })];
-    expect(() => getComplexity({ schema: sdl, query: document, estimators, operationName: 'Named' })).toThrow(TypeError);
+    expect(() => getComplexity({ schema: sdl, query: document, estimators, operationName: 'Named' })).toThrow(
+      TypeError,
+    );
     const analyzer = createCostAnalyzer(sdl, { estimators });
     expect(() => analyzer.estimate({ document, operationName: 'Named' })).toThrow(
       expect.objectContaining({ extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } }),

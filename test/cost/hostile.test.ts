@@ -53,7 +53,10 @@ function estimateTimed(request: EstimateRequest, run = analyzer): { ms: number; 
 }
 
 function fanOut(levels: number): DocumentNode {
-  const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on T { l { ...F${i + 1} } r { ...F${i + 1} } }`);
+  const fragments = Array.from(
+    { length: levels },
+    (_, i) => `fragment F${i} on T { l { ...F${i + 1} } r { ...F${i + 1} } }`,
+  );
   return parse(`{ t { ...F0 } } ${fragments.join(' ')} fragment F${levels} on T { x }`);
 }
 

@@ -162,9 +162,12 @@ describe('list sizes (IBM spec "@listSize")', () => {
     });
   });
   it('gives an un-annotated list an Infinity size when asked, without NaN', () => {
-    const { expectCost: unbounded } = costSchema('type Query { tags: [String], items(first: Int): [Item] @listSize(slicingArguments: ["first"]) } type Item { tags: [String], subs: [Item] }', {
-      defaultListSize: Infinity,
-    });
+    const { expectCost: unbounded } = costSchema(
+      'type Query { tags: [String], items(first: Int): [Item] @listSize(slicingArguments: ["first"]) } type Item { tags: [String], subs: [Item] }',
+      {
+        defaultListSize: Infinity,
+      },
+    );
     unbounded('{ tags }').toEqual({ typeCost: 1, fieldCost: 0 });
     unbounded('{ items(first: 0) { subs { tags } } }').toEqual({ typeCost: 1, fieldCost: 1 });
     // subs is unbounded: Infinity objects, but its children cost no field work (Infinity × 0 = 0).
@@ -351,14 +354,14 @@ describe('README worked examples', () => {
     shop(query, { n: 3 }).toEqual({ typeCost: 30, fieldCost: 10 });
     const data = {
       products: {
-        edges: [
-          { node: { title: 'Lamp', reviews: [{ stars: 5 }] } },
-          { node: { title: 'Desk', reviews: [] } },
-        ],
+        edges: [{ node: { title: 'Lamp', reviews: [{ stars: 5 }] } }, { node: { title: 'Desk', reviews: [] } }],
         pageInfo: { hasNextPage: false },
       },
       search: [{ title: 'Lamp' }, { name: 'Lumen & Co' }],
     };
-    expect(actual(query, data, { n: 3 })).toEqual({ typeCost: 1 + (1 + 2 * 2 + 1 + 1) + (1 + 3), fieldCost: 1 + (1 + 2 * 2) + 1 + 1 });
+    expect(actual(query, data, { n: 3 })).toEqual({
+      typeCost: 1 + (1 + 2 * 2 + 1 + 1) + (1 + 3),
+      fieldCost: 1 + (1 + 2 * 2) + 1 + 1,
+    });
   });
 });

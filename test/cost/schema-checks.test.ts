@@ -124,7 +124,8 @@ describe('startup checks', () => {
 
   it('throws one error listing every problem', () => {
     const schema = buildSchema(
-      costDirectivesTypeDefs + 'type Query { a: Int @cost(weight: "x"), b(n: Int): [Int] @listSize(slicingArguments: ["m"]) }',
+      costDirectivesTypeDefs +
+        'type Query { a: Int @cost(weight: "x"), b(n: Int): [Int] @listSize(slicingArguments: ["m"]) }',
     );
     expect(() => createCostAnalyzer(schema)).toThrow(/Query\.a: @cost weight "x"[\s\S]*Query\.b: @listSize/);
   });

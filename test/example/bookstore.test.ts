@@ -22,13 +22,18 @@ async function replay(example: ReadmeExample, baseUrl: string): Promise<string[]
   const url = example.request.url.replace(/^http:\/\/localhost:4000\/?/, baseUrl);
   let response: Response | undefined;
   for (let i = 0; i < example.repeat; i++) {
-    response = await fetch(url, { method: example.request.method, headers: example.request.headers, body: example.request.body });
+    response = await fetch(url, {
+      method: example.request.method,
+      headers: example.request.headers,
+      body: example.request.body,
+    });
     if (i < example.repeat - 1) await response.arrayBuffer();
   }
   if (!response) return ['no request sent'];
   const where = `README line ${example.line} (${example.section})`;
   const problems: string[] = [];
-  if (response.status !== example.response.status) problems.push(`${where}: status ${response.status}, README shows ${example.response.status}`);
+  if (response.status !== example.response.status)
+    problems.push(`${where}: status ${response.status}, README shows ${example.response.status}`);
   for (const [name, shown] of Object.entries(example.response.headers)) {
     const actual = response.headers.get(name);
     problems.push(...differences(shown, actual, `${where} header ${name}`));
@@ -66,7 +71,9 @@ function describeStore(name: string, env: () => Record<string, string>, expectSt
         headers: { 'content-type': 'application/json', authorization: 'Bearer constructor' },
         body: JSON.stringify({ query: '{ book(id: "book-2") { title } }' }),
       });
-      const body = (await response.json()) as { extensions: { cost: { throttleStatus: { maximumAvailable: number } } } };
+      const body = (await response.json()) as {
+        extensions: { cost: { throttleStatus: { maximumAvailable: number } } };
+      };
       // 200, or 429 if the README's anonymous example just drained this address's bucket: either way
       // the budget reported is the anonymous one.
       expect([200, 429]).toContain(response.status);
@@ -87,7 +94,9 @@ describe('README', () => {
       .map((block) => (block[1] as string).trim())
       .filter((block) => !block.startsWith('curl'));
     expect(commands).toEqual(['npm install && npm start', 'npm test']);
-    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts.start).toBe('tsx examples/bookstore/server.ts');
     expect(scripts.demo).toBe('tsx examples/bookstore/demo.ts');
   });
@@ -193,7 +202,8 @@ describe('with REDIS_URL pointing at a Redis that is down, then comes up', () =>
   it('enforces budgets again once Redis is up', async () => {
     redis = await startRedisServer({ port });
     const deadline = Date.now() + 15_000;
-    while (!app.lines.some((line) => line.includes('is back')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!app.lines.some((line) => line.includes('is back')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(app.lines.some((line) => line.includes('is back'))).toBe(true);
     let answer = await ask();
     // The plugin's circuit breaker probes the store again after its cool-down (500 ms by default).
@@ -218,7 +228,10 @@ describe('with REDIS_CLUSTER_NODES', () => {
   describeStore(
     'RedisBucketStore over an ioredis Cluster',
     () => ({ REDIS_CLUSTER_NODES: nodes() }),
-    () => new RegExp(`^Bucket store: RedisBucketStore on the Redis Cluster at ${nodes().replaceAll('.', '\\.').replaceAll(',', ', ')}$`),
+    () =>
+      new RegExp(
+        `^Bucket store: RedisBucketStore on the Redis Cluster at ${nodes().replaceAll('.', '\\.').replaceAll(',', ', ')}$`,
+      ),
   );
 });
 
@@ -252,6 +265,8 @@ describe('npm run demo -- --quick', () => {
       expect((line?.attributes.d ?? '').split('L').length).toBeGreaterThan(5);
       expect(element.children.some((child) => child.attributes.class === 'allowed')).toBe(true);
     }
-    expect(series.some((element) => element.children.some((child) => child.attributes.class === 'rejected'))).toBe(true);
+    expect(series.some((element) => element.children.some((child) => child.attributes.class === 'rejected'))).toBe(
+      true,
+    );
   });
 });

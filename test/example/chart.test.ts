@@ -50,7 +50,15 @@ describe('the demo chart', () => {
     const svg = renderBudgetChart({
       title: 't',
       phases: [],
-      series: [{ name: 'n', tier: 'free', capacity: 0, refillPerSecond: 0, samples: [{ t: 1, status: 200, cost: 3, remaining: null, retryAfter: null }] }],
+      series: [
+        {
+          name: 'n',
+          tier: 'free',
+          capacity: 0,
+          refillPerSecond: 0,
+          samples: [{ t: 1, status: 200, cost: 3, remaining: null, retryAfter: null }],
+        },
+      ],
     });
     expect(svg).not.toContain('NaN');
     expect(svg).not.toContain('Infinity');

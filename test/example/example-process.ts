@@ -22,7 +22,11 @@ export interface ScriptRun {
 }
 
 /** Runs `node --import tsx <script> ...args` (what the tsx binary does) from the repository root. */
-export function runScript(script: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): ScriptRun {
+export function runScript(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): ScriptRun {
   const child = spawn(process.execPath, ['--import', TSX, `${ROOT}${script}`, ...args], {
     cwd: options.cwd ?? ROOT,
     // INIT_CWD is where `npm run` was typed; here, the directory the script runs in.
@@ -31,7 +35,12 @@ export function runScript(script: string, args: string[], options: { env?: Recor
   });
   const lines: string[] = [];
   const collect = (chunk: Buffer): void => {
-    lines.push(...chunk.toString().split('\n').filter((line) => line !== ''));
+    lines.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -54,10 +63,13 @@ export interface RunningExample extends ScriptRun {
 /** Starts examples/bookstore/server.ts on a free port with `env` and waits for its "Ready at" line. */
 export async function startExample(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<RunningExample> {
   const port = await freePort();
-  const run = runScript('examples/bookstore/server.ts', [], { env: { PORT: String(port), REDIS_URL: '', REDIS_CLUSTER_NODES: '', ...env } });
+  const run = runScript('examples/bookstore/server.ts', [], {
+    env: { PORT: String(port), REDIS_URL: '', REDIS_CLUSTER_NODES: '', ...env },
+  });
   const deadline = Date.now() + timeoutMs;
   while (!run.lines.some((line) => line.startsWith('Ready at '))) {
-    if (run.child.exitCode !== null) throw new Error(`The example exited (${run.child.exitCode}):\n${run.lines.join('\n')}`);
+    if (run.child.exitCode !== null)
+      throw new Error(`The example exited (${run.child.exitCode}):\n${run.lines.join('\n')}`);
     if (Date.now() > deadline) {
       run.child.kill('SIGKILL');
       throw new Error(`The example did not say "Ready at" within ${timeoutMs} ms:\n${run.lines.join('\n')}`);

@@ -7,7 +7,7 @@ describe('reading curl examples out of a README', () => {
     '## Quick start',
     '<!-- example: repeat=2 -->',
     '```sh',
-    "curl -i http://localhost:4000/ \\",
+    'curl -i http://localhost:4000/ \\',
     "  -H 'Authorization: Bearer k' \\",
     '  -d \'{"query":"{ a }"}\'',
     '```',
@@ -25,7 +25,12 @@ describe('reading curl examples out of a README', () => {
     expect(example).toMatchObject({
       section: '## Quick start',
       repeat: 2,
-      request: { method: 'POST', url: 'http://localhost:4000/', headers: { authorization: 'Bearer k' }, body: '{"query":"{ a }"}' },
+      request: {
+        method: 'POST',
+        url: 'http://localhost:4000/',
+        headers: { authorization: 'Bearer k' },
+        body: '{"query":"{ a }"}',
+      },
       response: { status: 429, headers: { 'retry-after': '8' }, body: { errors: [{ message: 'Retry in 8 s.' }] } },
     });
   });
@@ -35,7 +40,7 @@ describe('reading curl examples out of a README', () => {
   });
 
   it('refuses curl options it would silently ignore', () => {
-    expect(() => parseCurl("curl --compressed http://x/")).toThrow(/--compressed/);
+    expect(() => parseCurl('curl --compressed http://x/')).toThrow(/--compressed/);
   });
 });
 
@@ -56,7 +61,14 @@ describe('comparing a shown response with a real one', () => {
 describe('the XML well-formedness check', () => {
   it('accepts a small SVG and rejects what is not well-formed', () => {
     expect(parseXml('<svg a="1"><g><path d="M0 0"/></g><text>a &amp; b</text></svg>').name).toBe('svg');
-    for (const bad of ['<svg><g></svg>', '<svg a="1" a="2"/>', '<svg>&nbsp;</svg>', '<svg/><svg/>', '<svg>', 'text<svg/>']) {
+    for (const bad of [
+      '<svg><g></svg>',
+      '<svg a="1" a="2"/>',
+      '<svg>&nbsp;</svg>',
+      '<svg/><svg/>',
+      '<svg>',
+      'text<svg/>',
+    ]) {
       expect(() => parseXml(bad), bad).toThrow(SyntaxError);
     }
   });

@@ -127,9 +127,16 @@ export function readmeExamples(markdown: string): ReadmeExample[] {
   blocks.forEach((block, index) => {
     if (block.lang !== 'sh' || !/^curl\s/.test(block.text.trim())) return;
     const next = blocks[index + 1];
-    const between = next ? lines.slice(block.end + 1, next.start).join('\n').trim() : '';
+    const between = next
+      ? lines
+          .slice(block.end + 1, next.start)
+          .join('\n')
+          .trim()
+      : '';
     if (!next || next.lang !== 'http' || between !== '') {
-      throw new SyntaxError(`The curl example at line ${block.start + 1} must be followed directly by an \`\`\`http block with its response.`);
+      throw new SyntaxError(
+        `The curl example at line ${block.start + 1} must be followed directly by an \`\`\`http block with its response.`,
+      );
     }
     const before = lines.slice(0, block.start);
     const marker = /^<!-- example: repeat=(\d+) -->\s*$/.exec(before.at(-1) ?? '');
@@ -152,10 +159,13 @@ export function readmeExamples(markdown: string): ReadmeExample[] {
  */
 export function differences(shown: unknown, actual: unknown, path = '$', tolerance = 1): string[] {
   if (typeof shown === 'number') {
-    return typeof actual === 'number' && Math.abs(actual - shown) <= tolerance ? [] : [`${path}: README shows ${shown}, got ${JSON.stringify(actual)}`];
+    return typeof actual === 'number' && Math.abs(actual - shown) <= tolerance
+      ? []
+      : [`${path}: README shows ${shown}, got ${JSON.stringify(actual)}`];
   }
   if (typeof shown === 'string') {
-    if (typeof actual !== 'string') return [`${path}: README shows ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
+    if (typeof actual !== 'string')
+      return [`${path}: README shows ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
     const split = (s: string): string[] => s.split(/(-?\d+(?:\.\d+)?)/);
     const a = split(shown);
     const b = split(actual);
@@ -171,11 +181,19 @@ export function differences(shown: unknown, actual: unknown, path = '$', toleran
     return shown.flatMap((item, i) => differences(item, actual[i], `${path}[${i}]`, tolerance));
   }
   if (shown !== null && typeof shown === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: README shows an object, got ${JSON.stringify(actual)}`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: README shows an object, got ${JSON.stringify(actual)}`];
     const keys = new Set([...Object.keys(shown), ...Object.keys(actual)]);
     return [...keys].flatMap((key) =>
-      differences((shown as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], `${path}.${key}`, tolerance),
+      differences(
+        (shown as Record<string, unknown>)[key],
+        (actual as Record<string, unknown>)[key],
+        `${path}.${key}`,
+        tolerance,
+      ),
     );
   }
-  return Object.is(shown, actual) ? [] : [`${path}: README shows ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
+  return Object.is(shown, actual)
+    ? []
+    : [`${path}: README shows ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
 }

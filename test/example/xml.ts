@@ -17,7 +17,8 @@ const ENTITY = /&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
 
 function checkText(text: string, where: string): void {
   const stripped = text.replace(ENTITY, '');
-  if (stripped.includes('&')) throw new SyntaxError(`Unknown or unterminated entity in ${where}: ${JSON.stringify(text.slice(0, 60))}`);
+  if (stripped.includes('&'))
+    throw new SyntaxError(`Unknown or unterminated entity in ${where}: ${JSON.stringify(text.slice(0, 60))}`);
   if (stripped.includes('<')) throw new SyntaxError(`Raw "<" in ${where}`);
 }
 
@@ -68,7 +69,8 @@ export function parseXml(source: string): XmlElement {
     if (text !== '') {
       const parent = stack.at(-1);
       if (!parent) {
-        if (text.trim() !== '') throw new SyntaxError(`Text outside the root element: ${JSON.stringify(text.slice(0, 40))}`);
+        if (text.trim() !== '')
+          throw new SyntaxError(`Text outside the root element: ${JSON.stringify(text.slice(0, 40))}`);
       } else {
         checkText(text, `<${parent.name}>`);
         parent.text += decode(text);
@@ -89,7 +91,12 @@ export function parseXml(source: string): XmlElement {
     const inner = selfClosing ? tag.slice(0, -1) : tag;
     const name = /^[^\s/>]+/.exec(inner)?.[0] ?? '';
     if (!NAME.test(name)) throw new SyntaxError(`Bad element name "${name}"`);
-    const element: XmlElement = { name, attributes: parseAttributes(inner.slice(name.length), name), children: [], text: '' };
+    const element: XmlElement = {
+      name,
+      attributes: parseAttributes(inner.slice(name.length), name),
+      children: [],
+      text: '',
+    };
     const parent = stack.at(-1);
     if (parent) parent.children.push(element);
     else if (root) throw new SyntaxError('More than one root element');

@@ -38,8 +38,16 @@ export interface AppProcess {
 
 /** Every variable test/support/app-server.ts reads. */
 const APP_VARIABLES = [
-  'REDIS_URL', 'REDIS_CLUSTER_NODES', 'KEY_PREFIX', 'CAPACITY', 'REFILL_PER_SECOND', 'ON_STORE_ERROR',
-  'STORE_TIMEOUT_MS', 'BREAKER_COOLDOWN_MS', 'MODE', 'PORT',
+  'REDIS_URL',
+  'REDIS_CLUSTER_NODES',
+  'KEY_PREFIX',
+  'CAPACITY',
+  'REFILL_PER_SECOND',
+  'ON_STORE_ERROR',
+  'STORE_TIMEOUT_MS',
+  'BREAKER_COOLDOWN_MS',
+  'MODE',
+  'PORT',
 ];
 
 const live = new Set<ChildProcess>();
@@ -69,7 +77,10 @@ export async function startApp(env: AppEnv): Promise<AppProcess> {
   });
 
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`app server did not listen within 20 s:\n${logs.join('\n')}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`app server did not listen within 20 s:\n${logs.join('\n')}`)),
+      20_000,
+    );
     const onLine = (line: string): void => {
       const listening = /^listening (\d+)/.exec(line);
       const health = /^health (\S+) ?(.*)$/.exec(line);

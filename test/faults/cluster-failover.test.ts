@@ -14,7 +14,14 @@ import { bucketKey } from '../../src/index.js';
 import { startRedisCluster, type ClusterNode, type RedisCluster } from '../support/redis-cluster.js';
 import { APP_QUERY } from './app-queries.js';
 import {
-  CONTROL_WORKERS, expectHealthy, expectLatency, LOAD_CONCURRENCY, real, report, startFleet, STORE_TIMEOUT_MS,
+  CONTROL_WORKERS,
+  expectHealthy,
+  expectLatency,
+  LOAD_CONCURRENCY,
+  real,
+  report,
+  startFleet,
+  STORE_TIMEOUT_MS,
 } from './fleet.js';
 import { send, sleep, startLoad } from './http-load.js';
 
@@ -55,7 +62,8 @@ describe.each([
     /** Sends requests for `user`, alternating between the two processes, and returns the statuses. */
     const spend = async (user: string, count: number): Promise<number[]> => {
       const statuses: number[] = [];
-      for (let i = 0; i < count; i++) statuses.push((await send(fleet.urls[i % 2]!, { query: APP_QUERY }, user)).status);
+      for (let i = 0; i < count; i++)
+        statuses.push((await send(fleet.urls[i % 2]!, { query: APP_QUERY }, user)).status);
       return statuses;
     };
     const exhausted = [...Array<number>(burst).fill(200), 429, 429];
@@ -71,8 +79,13 @@ describe.each([
 
     // Callers of the load send one request each, so the load itself is never limited.
     const load = startLoad({
-      urls: fleet.urls, concurrency: LOAD_CONCURRENCY, controlWorkers: CONTROL_WORKERS, query: APP_QUERY,
-      user: (i) => `one-off-${i}`, maxRequests: 40_000, maxMs: 30_000,
+      urls: fleet.urls,
+      concurrency: LOAD_CONCURRENCY,
+      controlWorkers: CONTROL_WORKERS,
+      query: APP_QUERY,
+      user: (i) => `one-off-${i}`,
+      maxRequests: 40_000,
+      maxMs: 30_000,
     });
     await sleep(1000);
     const witness = (await cluster.masters()).find((node) => node.port !== victim.port)!;
@@ -101,9 +114,10 @@ describe.each([
     expect(served.length).toBeGreaterThan(50);
     expect(duringVictim.length).toBeGreaterThan(20);
     const chargedServed = served.filter((s) => s.storeAnswered).length;
-    expect(chargedServed, `charged on the healthy masters while the cluster served them, of ${served.length}`).toBeGreaterThanOrEqual(
-      served.length * HEALTHY_SHARDS_CHARGED,
-    );
+    expect(
+      chargedServed,
+      `charged on the healthy masters while the cluster served them, of ${served.length}`,
+    ).toBeGreaterThanOrEqual(served.length * HEALTHY_SHARDS_CHARGED);
     const percent = (part: number, whole: number): number => Math.round((100 * part) / Math.max(whole, 1));
     const chargedHealthy = duringHealthy.filter((s) => s.storeAnswered).length;
     // Charging resumes once the client has the new slot map (ioredis refreshes it when the dead
@@ -117,7 +131,9 @@ describe.each([
     const settling = uncharged(healthyAt, healthyAt + SETTLED_AFTER_MS);
     const settled = uncharged(healthyAt + SETTLED_AFTER_MS, Number.POSITIVE_INFINITY);
     expect(settled.requests).toBeGreaterThan(30);
-    expect(settled.uncharged, 'requests not charged after the cluster settled').toBeLessThanOrEqual(settled.requests * 0.4);
+    expect(settled.uncharged, 'requests not charged after the cluster settled').toBeLessThanOrEqual(
+      settled.requests * 0.4,
+    );
     const firstCharged = Math.min(...samples.filter((s) => s.storeAnswered && s.end > healthyAt).map((s) => s.end));
     expect(firstCharged - healthyAt).toBeLessThanOrEqual(SETTLED_AFTER_MS);
 
@@ -157,7 +173,12 @@ describe.each([
 /** The slots `port` serves, from `CLUSTER SLOTS`. */
 async function slotsOf(cluster: RedisCluster, port: number): Promise<Set<number>> {
   const node = cluster.nodes.find((n) => n.port === port)!;
-  const ranges = (await cluster.command(node, 'CLUSTER', 'SLOTS')) as [number, number, [string, number, ...unknown[]], ...unknown[]][];
+  const ranges = (await cluster.command(node, 'CLUSTER', 'SLOTS')) as [
+    number,
+    number,
+    [string, number, ...unknown[]],
+    ...unknown[],
+  ][];
   const slots = new Set<number>();
   for (const [from, to, master] of ranges) {
     if (Number(master[1]) !== port) continue;
@@ -170,7 +191,10 @@ async function slotsOf(cluster: RedisCluster, port: number): Promise<Set<number>
  * Polls `node`'s `cluster_state` every 50 ms until stopped: when it first reported `fail` (the
  * node answers CLUSTERDOWN to everything), and for how long it did.
  */
-function watchClusterState(cluster: RedisCluster, node: ClusterNode): { stop(): Promise<{ downAt: number | undefined; downMs: number }> } {
+function watchClusterState(
+  cluster: RedisCluster,
+  node: ClusterNode,
+): { stop(): Promise<{ downAt: number | undefined; downMs: number }> } {
   let stopped = false;
   let downAt: number | undefined;
   let lastDownAt: number | undefined;

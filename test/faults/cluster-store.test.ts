@@ -11,7 +11,11 @@ import { runWorkers } from './worker-pool.js';
 /** SHA1s of every script in lua/: what a node must have cached to answer EVALSHA. */
 const scriptShas = readdirSync(new URL('../../lua/', import.meta.url))
   .filter((name) => name.endsWith('.lua'))
-  .map((name) => createHash('sha1').update(readFileSync(new URL(`../../lua/${name}`, import.meta.url))).digest('hex'));
+  .map((name) =>
+    createHash('sha1')
+      .update(readFileSync(new URL(`../../lua/${name}`, import.meta.url)))
+      .digest('hex'),
+  );
 
 describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
   let cluster: RedisCluster;
@@ -36,9 +40,18 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
     const onCluster = new RedisBucketStore(client, { prefix });
     const onSingle = new RedisBucketStore(single, { prefix });
     const script: [op: 'consume' | 'refund' | 'peek', key: string, amount: number][] = [
-      ['consume', 'a', 20], ['consume', 'b', 7.5], ['consume', 'a', 31], ['peek', 'a', 0],
-      ['consume', 'a', 30], ['refund', 'a', 15], ['consume', 'a', 14], ['consume', 'c', 51],
-      ['refund', 'b', 100], ['peek', 'b', 0], ['consume', 'b', 50], ['consume', 'b', 0.25],
+      ['consume', 'a', 20],
+      ['consume', 'b', 7.5],
+      ['consume', 'a', 31],
+      ['peek', 'a', 0],
+      ['consume', 'a', 30],
+      ['refund', 'a', 15],
+      ['consume', 'a', 14],
+      ['consume', 'c', 51],
+      ['refund', 'b', 100],
+      ['peek', 'b', 0],
+      ['consume', 'b', 50],
+      ['consume', 'b', 0.25],
     ];
     const run = async (store: RedisBucketStore): Promise<BucketResult[]> => {
       const results: BucketResult[] = [];
@@ -48,7 +61,13 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
       return results;
     };
     const [clusterResults, singleResults] = [await run(onCluster), await run(onSingle)];
-    const comparable = (r: BucketResult): unknown => ({ allowed: r.allowed, cost: r.cost, remaining: r.remaining, capacity: r.capacity, never: r.retryAfterMs === -1 });
+    const comparable = (r: BucketResult): unknown => ({
+      allowed: r.allowed,
+      cost: r.cost,
+      remaining: r.remaining,
+      capacity: r.capacity,
+      never: r.retryAfterMs === -1,
+    });
     expect(clusterResults.map(comparable)).toEqual(singleResults.map(comparable));
     // The sequence really exercised both answers.
     expect(clusterResults.map((r) => r.allowed)).toContain(false);
@@ -99,8 +118,14 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
   it('admits exactly the capacity from 4 processes × 64 in flight', async () => {
     const policy = { capacity: 400, refillPerSecond: 0 };
     const tallies = await runWorkers(4, {
-      clusterNodes: [...cluster.startupNodes], prefix: 'exact-cluster:', key: 'shared', cost: 2, policy,
-      inFlight: 64, maxCalls: 150, durationMs: 20_000,
+      clusterNodes: [...cluster.startupNodes],
+      prefix: 'exact-cluster:',
+      key: 'shared',
+      cost: 2,
+      policy,
+      inFlight: 64,
+      maxCalls: 150,
+      durationMs: 20_000,
     });
     expect(tallies.flatMap((t) => t.errors)).toEqual([]);
     expect(tallies.reduce((sum, t) => sum + t.admitted, 0)).toBe(200);
@@ -123,9 +148,14 @@ describe('RedisBucketStore over a 3-master/3-replica Redis Cluster', () => {
     expect(scriptShas.length).toBeGreaterThan(0);
 
     // Find the key's master and its replica; the replica has not cached the script.
-    const keys = (await Promise.all(
-      cluster.nodes.map(async (node) => ({ node, keys: (await cluster.command(node, 'KEYS', 'failover:*').catch(() => [])) as string[] })),
-    )).filter((entry) => entry.keys.length > 0);
+    const keys = (
+      await Promise.all(
+        cluster.nodes.map(async (node) => ({
+          node,
+          keys: (await cluster.command(node, 'KEYS', 'failover:*').catch(() => [])) as string[],
+        })),
+      )
+    ).filter((entry) => entry.keys.length > 0);
     const masterPorts = new Set((await cluster.masters()).map((n) => n.port));
     const master = keys.find((entry) => masterPorts.has(entry.node.port))!.node;
     const replica = keys.find((entry) => !masterPorts.has(entry.node.port))!.node;

@@ -51,5 +51,7 @@ async function lane(): Promise<void> {
 }
 
 await Promise.all(Array.from({ length: config.inFlight }, lane));
-process.stdout.write(`${JSON.stringify({ admitted, denied, errors: errors.slice(0, 5), errorCount: errors.length })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ admitted, denied, errors: errors.slice(0, 5), errorCount: errors.length })}\n`,
+);
 client.disconnect();

@@ -39,7 +39,11 @@ export function real(samples: Sample[]): Sample[] {
 }
 
 /** No request hung, and over [from, to] the store path added at most deadline + margin. */
-export function expectLatency(samples: Sample[], from: number, to: number): { worstMs: number; addedP90Ms: number; addedMaxMs: number } {
+export function expectLatency(
+  samples: Sample[],
+  from: number,
+  to: number,
+): { worstMs: number; addedP90Ms: number; addedMaxMs: number } {
   const worstMs = Math.round(worst(samples.filter((s) => !s.control).map(latency)));
   const added = addedLatency(samples, from, to);
   expect(worstMs).toBeLessThanOrEqual(HANG_BOUND_MS);

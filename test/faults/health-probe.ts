@@ -11,7 +11,7 @@ const write = (line: string): void => {
 };
 
 process.on('unhandledRejection', (reason) => {
-  write(`unhandled-rejection ${reason instanceof Error ? reason.stack ?? reason.message : String(reason)}`);
+  write(`unhandled-rejection ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
 });
 process.on('uncaughtExceptionMonitor', (error) => {
   write(`uncaught-exception ${error.stack ?? error.message}`);

@@ -36,17 +36,31 @@ const timings: Record<string, number[]> = {};
 beforeAll(async () => {
   redis = await startRedisServer();
   fleet = await startFleet({
-    REDIS_URL: redis.url, CAPACITY, REFILL_PER_SECOND: 0, ON_STORE_ERROR: 'allow', STORE_TIMEOUT_MS: 50, KEY_PREFIX: 'gb:',
+    REDIS_URL: redis.url,
+    CAPACITY,
+    REFILL_PER_SECOND: 0,
+    ON_STORE_ERROR: 'allow',
+    STORE_TIMEOUT_MS: 50,
+    KEY_PREFIX: 'gb:',
   });
   url = fleet.urls[0]!;
-  oneItemCost = (await send(url, { query: '{ items(first: 1) { id } }' }, 'one-item')).body?.extensions?.cost?.requestedQueryCost ?? Number.NaN;
+  oneItemCost =
+    (await send(url, { query: '{ items(first: 1) { id } }' }, 'one-item')).body?.extensions?.cost?.requestedQueryCost ??
+    Number.NaN;
   expect(oneItemCost).toBeGreaterThan(0);
 }, 60_000);
 
 afterAll(async () => {
-  console.log(`fault-report hostile input (best of 3 / worst, ms; bound ${HOSTILE_BOUND_MS} ms): ${JSON.stringify(
-    Object.fromEntries(Object.entries(timings).map(([name, ms]) => [name, `${Math.round(Math.min(...ms))}/${Math.round(Math.max(...ms))}`])),
-  )}`);
+  console.log(
+    `fault-report hostile input (best of 3 / worst, ms; bound ${HOSTILE_BOUND_MS} ms): ${JSON.stringify(
+      Object.fromEntries(
+        Object.entries(timings).map(([name, ms]) => [
+          name,
+          `${Math.round(Math.min(...ms))}/${Math.round(Math.max(...ms))}`,
+        ]),
+      ),
+    )}`,
+  );
   await fleet?.stop();
   await redis?.stop();
 });
@@ -91,7 +105,11 @@ describe('hostile input over HTTP', () => {
   it('500 aliases of a list field: rejected as too expensive before execution', async () => {
     await hostile(
       'aliases',
-      (seed) => ({ payload: { query: `{ ${Array.from({ length: 500 }, (_, i) => `a${seed}_${i}: items(first: 100) { id }`).join(' ')} }` } }),
+      (seed) => ({
+        payload: {
+          query: `{ ${Array.from({ length: 500 }, (_, i) => `a${seed}_${i}: items(first: 100) { id }`).join(' ')} }`,
+        },
+      }),
       (reply) => expectClientError(reply, tooExpensive),
     );
   });
@@ -99,7 +117,11 @@ describe('hostile input over HTTP', () => {
   it('5000 aliases: stopped by the parser token limit before graphql-js validation', async () => {
     await hostile(
       'aliases over maxTokens',
-      (seed) => ({ payload: { query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${seed}_${i}: items(first: 10) { id }`).join(' ')} }` } }),
+      (seed) => ({
+        payload: {
+          query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${seed}_${i}: items(first: 10) { id }`).join(' ')} }`,
+        },
+      }),
       (reply) => {
         expectClientError(reply, ['GRAPHQL_PARSE_FAILED']);
         expect(reply.body?.errors?.[0]?.message).toMatch(/10000 tokens/);
@@ -112,7 +134,8 @@ describe('hostile input over HTTP', () => {
       'fragment bomb',
       (seed) => {
         const fragments = [`fragment F${seed}_0 on Query { items(first: 1) { id } }`];
-        for (let i = 1; i <= 40; i++) fragments.push(`fragment F${seed}_${i} on Query { ...F${seed}_${i - 1} ...F${seed}_${i - 1} }`);
+        for (let i = 1; i <= 40; i++)
+          fragments.push(`fragment F${seed}_${i} on Query { ...F${seed}_${i - 1} ...F${seed}_${i - 1} }`);
         return { payload: { query: `{ ...F${seed}_40 } ${fragments.join(' ')}` } };
       },
       (reply) => {
@@ -129,7 +152,9 @@ describe('hostile input over HTTP', () => {
   it('3000 nested inline fragments: a clear error or a correct cost', async () => {
     await hostile(
       'depth',
-      (seed) => ({ payload: { query: `{ ${'... on Query { '.repeat(3000)}items(first: ${seed + 1}) { id }${' }'.repeat(3000)} }` } }),
+      (seed) => ({
+        payload: { query: `{ ${'... on Query { '.repeat(3000)}items(first: ${seed + 1}) { id }${' }'.repeat(3000)} }` },
+      }),
       (reply) => {
         if (reply.status === 200) expect(reply.body?.extensions?.cost?.requestedQueryCost).toBeGreaterThan(0);
         else expectClientError(reply);
@@ -151,7 +176,12 @@ describe('hostile input over HTTP', () => {
   it('first: 2147483647 through a variable, and an out-of-range Int, are rejected', async () => {
     await hostile(
       'first via variable',
-      (seed) => ({ payload: { query: `query Q${seed}($n: Int) { items(first: $n) { id } }`, variables: { n: seed === 2 ? 1e20 : 2147483647 } } }),
+      (seed) => ({
+        payload: {
+          query: `query Q${seed}($n: Int) { items(first: $n) { id } }`,
+          variables: { n: seed === 2 ? 1e20 : 2147483647 },
+        },
+      }),
       (reply) => expectClientError(reply),
     );
   });
@@ -159,7 +189,9 @@ describe('hostile input over HTTP', () => {
   it('negative sizes cost nothing negative and return nothing', async () => {
     await hostile(
       'negative first',
-      (seed) => ({ payload: { query: `query Q${seed} { items(first: ${seed % 2 === 0 ? -5 : -2147483648}) { id } }` } }),
+      (seed) => ({
+        payload: { query: `query Q${seed} { items(first: ${seed % 2 === 0 ? -5 : -2147483648}) { id } }` },
+      }),
       (reply) => {
         if (reply.status === 200) {
           const cost = reply.body?.extensions?.cost;
@@ -194,7 +226,12 @@ describe('hostile input over HTTP', () => {
   });
 
   it('malformed requests: no query, a non-string query, a syntax error', async () => {
-    const bodies = ['{}', JSON.stringify({ query: 42 }), JSON.stringify({ query: '{ items(first: ' }), JSON.stringify({ query: '{ nope }' })];
+    const bodies = [
+      '{}',
+      JSON.stringify({ query: 42 }),
+      JSON.stringify({ query: '{ items(first: ' }),
+      JSON.stringify({ query: '{ nope }' }),
+    ];
     await hostile(
       'malformed',
       (seed) => ({ payload: bodies[seed]! }),

@@ -132,8 +132,17 @@ export function startLoad(options: LoadOptions): Load {
         });
       } catch (error) {
         samples.push({
-          server, user, start, end: performance.now(), status: 0, storeAnswered: false,
-          requestedQueryCost: null, actualQueryCost: null, code: null, failure: String(error), control,
+          server,
+          user,
+          start,
+          end: performance.now(),
+          status: 0,
+          storeAnswered: false,
+          requestedQueryCost: null,
+          actualQueryCost: null,
+          code: null,
+          failure: String(error),
+          control,
         });
       }
     }

@@ -17,7 +17,11 @@ async function setUp(capacity: number, refillPerSecond: number) {
   const redis = await startRedisServer();
   onTestFinished(() => redis.stop());
   const fleet = await startFleet({
-    REDIS_URL: redis.url, CAPACITY: capacity, REFILL_PER_SECOND: refillPerSecond, ON_STORE_ERROR: 'allow', KEY_PREFIX: PREFIX,
+    REDIS_URL: redis.url,
+    CAPACITY: capacity,
+    REFILL_PER_SECOND: refillPerSecond,
+    ON_STORE_ERROR: 'allow',
+    KEY_PREFIX: PREFIX,
     // A generous deadline: this test is about exactness, not about a loaded machine's latency.
     STORE_TIMEOUT_MS: 1000,
   });
@@ -31,7 +35,12 @@ describe(`exactness through the plugin: two processes, ${IN_FLIGHT} requests in 
     const { redis, fleet } = await setUp(capacity, 0);
     const admissible = Math.floor(capacity / fleet.queryCost);
     const load = startLoad({
-      urls: fleet.urls, concurrency: IN_FLIGHT, query: APP_QUERY, user: () => 'shared', maxRequests: admissible * 3, maxMs: 30_000,
+      urls: fleet.urls,
+      concurrency: IN_FLIGHT,
+      query: APP_QUERY,
+      user: () => 'shared',
+      maxRequests: admissible * 3,
+      maxMs: 30_000,
     });
     const samples = await load.done();
 
@@ -53,7 +62,12 @@ describe(`exactness through the plugin: two processes, ${IN_FLIGHT} requests in 
     const { redis, fleet } = await setUp(capacity, refillPerSecond);
     const cost = fleet.queryCost;
     const load = startLoad({
-      urls: fleet.urls, concurrency: IN_FLIGHT, query: APP_QUERY, user: () => 'refilled', maxRequests: 20_000, maxMs: 3000,
+      urls: fleet.urls,
+      concurrency: IN_FLIGHT,
+      query: APP_QUERY,
+      user: () => 'refilled',
+      maxRequests: 20_000,
+      maxMs: 3000,
     });
     const samples = await load.done();
     const peekFrom = performance.now();

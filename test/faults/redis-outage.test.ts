@@ -8,8 +8,18 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { redisCommand, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { APP_QUERY } from './app-queries.js';
 import {
-  breakerOpenings, CONTROL_WORKERS, expectHealthy, expectLatency, HANG_BOUND_MS, LOAD_CONCURRENCY, real, report,
-  RESUME_WITHIN_MS, startFleet, STORE_TIMEOUT_MS, type Fleet,
+  breakerOpenings,
+  CONTROL_WORKERS,
+  expectHealthy,
+  expectLatency,
+  HANG_BOUND_MS,
+  LOAD_CONCURRENCY,
+  real,
+  report,
+  RESUME_WITHIN_MS,
+  startFleet,
+  STORE_TIMEOUT_MS,
+  type Fleet,
 } from './fleet.js';
 import { send, sleep, startLoad, type Sample } from './http-load.js';
 import { scriptCalls, tokensTaken } from './redis-admin.js';
@@ -41,7 +51,13 @@ async function setUp(
 
 function loadOn(fleet: Fleet, user: (i: number) => string = (i) => USERS[i % USERS.length]!) {
   return startLoad({
-    urls: fleet.urls, concurrency: LOAD_CONCURRENCY, controlWorkers: CONTROL_WORKERS, query: APP_QUERY, user, maxRequests: 40_000, maxMs: 20_000,
+    urls: fleet.urls,
+    concurrency: LOAD_CONCURRENCY,
+    controlWorkers: CONTROL_WORKERS,
+    query: APP_QUERY,
+    user,
+    maxRequests: 40_000,
+    maxMs: 20_000,
   });
 }
 
@@ -67,7 +83,9 @@ function expectResumed(samples: Sample[], backAt: number): { resumedMs: number; 
   const late = samples.filter((s) => s.start >= backAt + RESUME_WITHIN_MS);
   expect(late.length).toBeGreaterThan(30);
   const uncharged = late.filter((s) => !s.storeAnswered).length;
-  expect(uncharged, `requests not charged ${RESUME_WITHIN_MS} ms after Redis returned`).toBeLessThanOrEqual(late.length / 5);
+  expect(uncharged, `requests not charged ${RESUME_WITHIN_MS} ms after Redis returned`).toBeLessThanOrEqual(
+    late.length / 5,
+  );
   return { resumedMs, unchargedAfterResume: uncharged };
 }
 
@@ -113,16 +131,27 @@ describe('Redis is killed mid-load, then restarted', () => {
     const latencyFigures = expectLatency(all, killAt, backAt + 250);
     const outage = samples.filter((s) => s.start > killAt && s.end < restartAt);
     expect(outage.length).toBeGreaterThan(100);
-    expectNone(outage.filter((s) => s.storeAnswered), 'requests charged while Redis was dead');
+    expectNone(
+      outage.filter((s) => s.storeAnswered),
+      'requests charged while Redis was dead',
+    );
     const resumed = expectResumed(samples, backAt);
     // The restarted Redis is empty: it holds the charges of the requests it answered, no others
     // (in particular no command queued while it was down and sent on reconnect).
-    await expectChargesMatch(redis, fleet.queryCost, samples.filter((s) => s.storeAnswered && s.end > restartAt));
+    await expectChargesMatch(
+      redis,
+      fleet.queryCost,
+      samples.filter((s) => s.storeAnswered && s.end > restartAt),
+    );
     // The breaker opened (and said so once per process) instead of calling the dead store per request.
     for (const app of fleet.apps) expect(app.logs.join('\n')).toMatch(/not calling it for [\d.]+ ms/);
     const health = await expectHealthy(fleet);
     report('kill/restart allow', samples, {
-      outageRequests: outage.length, breakerOpenings: breakerOpenings(fleet), ...resumed, ...latencyFigures, ...health,
+      outageRequests: outage.length,
+      breakerOpenings: breakerOpenings(fleet),
+      ...resumed,
+      ...latencyFigures,
+      ...health,
     });
   }, 60_000);
 
@@ -133,10 +162,16 @@ describe('Redis is killed mid-load, then restarted', () => {
 
     expectNone(unexpected(samples, [200, 503]), 'requests answered with neither 200 nor 503');
     const latencyFigures = expectLatency(all, killAt, backAt + 250);
-    expectNone(samples.filter((s) => s.end < killAt && s.status !== 200), 'failures before the kill');
+    expectNone(
+      samples.filter((s) => s.end < killAt && s.status !== 200),
+      'failures before the kill',
+    );
     const outage = samples.filter((s) => s.start > killAt + 5 && s.end < restartAt);
     expect(outage.length).toBeGreaterThan(100);
-    expectNone(outage.filter((s) => s.status !== 503), 'requests served while Redis was dead');
+    expectNone(
+      outage.filter((s) => s.status !== 503),
+      'requests served while Redis was dead',
+    );
     expect(new Set(outage.map((s) => s.code))).toEqual(new Set(['BUDGET_UNAVAILABLE']));
     const resumed = expectResumed(samples, backAt);
     const deniedAfterResume = samples.filter((s) => s.start >= backAt + RESUME_WITHIN_MS && s.status !== 200).length;
@@ -147,7 +182,8 @@ describe('Redis is killed mid-load, then restarted', () => {
     onTestFinished(() => redis.resume());
     await sleep(STORE_TIMEOUT_MS * 4);
     let denied = await send(fleet.urls[0]!, { query: APP_QUERY }, 'detail');
-    for (let i = 0; i < 5 && denied.status !== 503; i++) denied = await send(fleet.urls[0]!, { query: APP_QUERY }, 'detail');
+    for (let i = 0; i < 5 && denied.status !== 503; i++)
+      denied = await send(fleet.urls[0]!, { query: APP_QUERY }, 'detail');
     redis.resume();
     expect(denied.status).toBe(503);
     expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -199,7 +235,10 @@ describe('Redis is killed mid-load, then restarted', () => {
     const outage = samples.filter((s) => s.start > killAt && s.end < restartAt);
     expect(outage.length).toBeGreaterThan(50);
     // Decided by the local bucket: a throttle status is reported, and the restarted Redis holds none of it.
-    expectNone(outage.filter((s) => !s.storeAnswered), 'outage requests without a throttle status');
+    expectNone(
+      outage.filter((s) => !s.storeAnswered),
+      'outage requests without a throttle status',
+    );
     // Back on Redis, the probe caller has the Redis bucket, untouched by the local charges
     // (its local bucket is empty: a 200 with this balance can only come from Redis).
     const back = await send(fleet.urls[0]!, { query: APP_QUERY }, 'local-probe');
@@ -239,10 +278,18 @@ describe('Redis is paused (SIGSTOP) for 3 s mid-load, then continued', () => {
     expect(callsDuringPause).toBeLessThanOrEqual(Math.max(60, paused.length / 10));
     const resumed = expectResumed(samples, continueAt);
     // The calls that waited in Redis' socket during the pause ran after their deadline: no effect.
-    await expectChargesMatch(redis, fleet.queryCost, samples.filter((s) => s.storeAnswered));
+    await expectChargesMatch(
+      redis,
+      fleet.queryCost,
+      samples.filter((s) => s.storeAnswered),
+    );
     const health = await expectHealthy(fleet);
     report('SIGSTOP 3 s allow', samples, {
-      pausedRequests: paused.length, callsDuringPause, breakerOpenings: breakerOpenings(fleet), ...resumed, ...latencyFigures,
+      pausedRequests: paused.length,
+      callsDuringPause,
+      breakerOpenings: breakerOpenings(fleet),
+      ...resumed,
+      ...latencyFigures,
       ...health,
     });
   }, 60_000);
@@ -280,6 +327,12 @@ describe('SCRIPT FLUSH and CLIENT KILL mid-load', () => {
     expect(inRedis - decided).toBeLessThanOrEqual(kills * LOAD_CONCURRENCY * fleet.queryCost);
     const resumed = expectResumed(samples, lastFaultAt);
     const health = await expectHealthy(fleet);
-    report('SCRIPT FLUSH + CLIENT KILL', samples, { kills, lostReplyTokens: inRedis - decided, ...resumed, ...latencyFigures, ...health });
+    report('SCRIPT FLUSH + CLIENT KILL', samples, {
+      kills,
+      lostReplyTokens: inRedis - decided,
+      ...resumed,
+      ...latencyFigures,
+      ...health,
+    });
   }, 60_000);
 });

@@ -29,7 +29,14 @@ describe(`RedisBucketStore exactness: ${PROCESSES} processes × ${IN_FLIGHT} con
     const policy = { capacity: 1000, refillPerSecond: 0 };
     const key = 'no-refill';
     const tallies = await runWorkers(PROCESSES, {
-      url, prefix, key, cost: 3, policy, inFlight: IN_FLIGHT, maxCalls: 150, durationMs: 20_000,
+      url,
+      prefix,
+      key,
+      cost: 3,
+      policy,
+      inFlight: IN_FLIGHT,
+      maxCalls: 150,
+      durationMs: 20_000,
     });
     const admitted = tallies.reduce((sum, t) => sum + t.admitted, 0);
     const denied = tallies.reduce((sum, t) => sum + t.denied, 0);

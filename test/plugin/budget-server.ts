@@ -58,7 +58,10 @@ export interface BudgetServer {
   logs: CapturedLog[];
   post(query: string, options?: RequestOptions): Promise<Reply>;
   /** Posts a JSON array of operations (Apollo `allowBatchedHttpRequests`). */
-  postBatch(operations: { query: string; variables?: Record<string, unknown> }[], options?: RequestOptions): Promise<Reply>;
+  postBatch(
+    operations: { query: string; variables?: Record<string, unknown> }[],
+    options?: RequestOptions,
+  ): Promise<Reply>;
   stop(): Promise<void>;
 }
 
@@ -70,9 +73,13 @@ export interface ServerOptions {
 }
 
 /** An Apollo Server 5 on a free port with the budget plugin; identity from `x-test-user`. */
-export async function startBudgetServer(plugin: PluginOptions, serverOptions: ServerOptions = {}): Promise<BudgetServer> {
+export async function startBudgetServer(
+  plugin: PluginOptions,
+  serverOptions: ServerOptions = {},
+): Promise<BudgetServer> {
   const logs: CapturedLog[] = [];
-  const record = (level: CapturedLog['level']) => (message: unknown) => void logs.push({ level, message: String(message) });
+  const record = (level: CapturedLog['level']) => (message: unknown) =>
+    void logs.push({ level, message: String(message) });
   const server = new ApolloServer<TestContext>({
     typeDefs: itemsTypeDefs,
     resolvers: itemsResolvers,
@@ -139,7 +146,9 @@ export function isolatedStore(client: Redis): RedisBucketStore {
 
 /** `{ items(first: n) { id } }` costs n + 2: the Query object, n Items, and the `items` field. */
 export const itemsQuery = (first: number, returned?: number): string =>
-  returned === undefined ? `{ items(first: ${first}) { id } }` : `{ items(first: ${first}, returned: ${returned}) { id } }`;
+  returned === undefined
+    ? `{ items(first: ${first}) { id } }`
+    : `{ items(first: ${first}, returned: ${returned}) { id } }`;
 
 /**
  * Sends one request first, so the first timed store call of a test does not also pay for loading

@@ -158,7 +158,11 @@ describe('too expensive for any budget', () => {
     const reply = await server.post(itemsQuery(150), { user: 'ann' });
     expect(reply.status).toBe(400);
     expect(reply.body.data).toBeUndefined();
-    expect(reply.body.errors?.[0]?.extensions).toMatchObject({ code: 'COST_ESTIMATED_TOO_EXPENSIVE', estimatedCost: 152, maxCost: 100 });
+    expect(reply.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'COST_ESTIMATED_TOO_EXPENSIVE',
+      estimatedCost: 152,
+      maxCost: 100,
+    });
     expect(costOf(reply)).toEqual({ requestedQueryCost: 152, actualQueryCost: 0, throttleStatus: null });
     expect((await store.peek('ann', POLICY)).remaining).toBe(100);
   });
@@ -168,7 +172,11 @@ describe('too expensive for any budget', () => {
     expect((await server.post(itemsQuery(28), { user: 'ann' })).status).toBe(200);
     const reply = await server.post(itemsQuery(29), { user: 'ann' });
     expect(reply.status).toBe(400);
-    expect(reply.body.errors?.[0]?.extensions).toMatchObject({ code: 'COST_ESTIMATED_TOO_EXPENSIVE', estimatedCost: 31, maxCost: 30 });
+    expect(reply.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'COST_ESTIMATED_TOO_EXPENSIVE',
+      estimatedCost: 31,
+      maxCost: 30,
+    });
     expect((await store.peek('ann', POLICY)).remaining).toBe(70);
   });
 
@@ -233,7 +241,10 @@ describe('measure mode', () => {
 
     const tooExpensive = await server.post(itemsQuery(200), { user: 'ann' });
     expect(tooExpensive.status).toBe(200);
-    expect(costOf(tooExpensive)).toMatchObject({ requestedQueryCost: 202, wouldReject: 'COST_ESTIMATED_TOO_EXPENSIVE' });
+    expect(costOf(tooExpensive)).toMatchObject({
+      requestedQueryCost: 202,
+      wouldReject: 'COST_ESTIMATED_TOO_EXPENSIVE',
+    });
 
     // A rejected consume takes nothing, in both modes.
     expect((await store.peek('ann', POLICY)).remaining).toBe(20);
@@ -251,7 +262,12 @@ describe('measure mode and operations that cannot be priced', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.errors).toBeUndefined();
     expect(Object.keys(reply.body.data ?? {})).toHaveLength(20);
-    expect(costOf(reply)).toEqual({ requestedQueryCost: 0, actualQueryCost: 0, throttleStatus: null, wouldReject: 'COST_ANALYSIS_LIMIT' });
+    expect(costOf(reply)).toEqual({
+      requestedQueryCost: 0,
+      actualQueryCost: 0,
+      throttleStatus: null,
+      wouldReject: 'COST_ANALYSIS_LIMIT',
+    });
     expect((await store.peek('ann', POLICY)).remaining).toBe(100);
   });
 });
@@ -352,7 +368,8 @@ describe('interplay with Apollo and other plugins', () => {
   it('returns a GraphQLError thrown by identify as is', async () => {
     const { server } = await start({
       identify: ({ contextValue }) => {
-        if (!contextValue.user) throw new GraphQLError('Sign in first.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+        if (!contextValue.user)
+          throw new GraphQLError('Sign in first.', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
         return contextValue.user;
       },
     });

@@ -84,7 +84,8 @@ describe('GuardedStore: one breaker per store partition', () => {
     const { logger, logs } = capturingLogger();
     store.down.add('a');
 
-    for (let i = 0; i < 3; i++) expect((await guard.consume(`a/user-${i}`, 1, POLICY, logger)).status).toBe('unavailable');
+    for (let i = 0; i < 3; i++)
+      expect((await guard.consume(`a/user-${i}`, 1, POLICY, logger)).status).toBe('unavailable');
     expect(guard.stateOf('a/anyone')).toBe('open');
     expect(guard.stateOf('b/anyone')).toBe('closed');
     expect(store.callsTo('a')).toBe(3);
@@ -106,7 +107,7 @@ describe('GuardedStore: one breaker per store partition', () => {
     expect(warnings[0]!.message).toMatch(/failed \(partition a is down\); not calling it for 500 ms .*\(partition a\)/);
   });
 
-  it('refunds go through the breaker of the key\'s partition', async () => {
+  it("refunds go through the breaker of the key's partition", async () => {
     const store = new ShardedStore();
     const { guard } = guarded(store);
     const { logger } = capturingLogger();

@@ -26,7 +26,13 @@ describe('schema load', () => {
       `,
       resolvers: { Query: { heavy: () => 1 } },
       logger: silent,
-      plugins: [queryBudgetPlugin({ identify: () => 'x', store: new MemoryBucketStore(), policy: { capacity: 100, refillPerSecond: 0 } })],
+      plugins: [
+        queryBudgetPlugin({
+          identify: () => 'x',
+          store: new MemoryBucketStore(),
+          policy: { capacity: 100, refillPerSecond: 0 },
+        }),
+      ],
     });
     await server.start();
     const response = await server.executeOperation({ query: '{ heavy }' });

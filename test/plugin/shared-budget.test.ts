@@ -26,13 +26,19 @@ describe('two app server processes sharing one Redis', () => {
     for (const app of apps) expect(app.output()).not.toMatch(/unhandledRejection/);
   });
 
-  async function post(app: AppServerProcess, user: string, first: number): Promise<{ status: number; remaining: number | null }> {
+  async function post(
+    app: AppServerProcess,
+    user: string,
+    first: number,
+  ): Promise<{ status: number; remaining: number | null }> {
     const response = await fetch(app.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-test-user': user },
       body: JSON.stringify({ query: itemsQuery(first) }),
     });
-    const body = (await response.json()) as { extensions?: { cost?: { throttleStatus: { currentlyAvailable: number } | null } } };
+    const body = (await response.json()) as {
+      extensions?: { cost?: { throttleStatus: { currentlyAvailable: number } | null } };
+    };
     return { status: response.status, remaining: body.extensions?.cost?.throttleStatus?.currentlyAvailable ?? null };
   }
 

@@ -74,7 +74,12 @@ function expectPrompt(replies: Reply[]): void {
  * On a busy machine one answer may miss the 50 ms deadline (then `onStoreError` applied and Redis
  * was not charged), so it tries up to 5 times.
  */
-async function chargeInRedis(server: BudgetServer, store: RedisBucketStore, user: string, first: number): Promise<void> {
+async function chargeInRedis(
+  server: BudgetServer,
+  store: RedisBucketStore,
+  user: string,
+  first: number,
+): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
     await server.post(itemsQuery(first), { user });
     if ((await store.peek(user, POLICY)).remaining === POLICY.capacity - first - 2) return;
@@ -223,7 +228,12 @@ class SilentStore implements BucketStore {
 describe('a custom store that ignores timeoutMs', () => {
   it('is cut off shortly after the deadline, so no request hangs and the breaker still opens', async () => {
     const silent = new SilentStore();
-    const server = await startBudgetServer({ store: silent, policy: POLICY, onStoreError: 'allow', storeTimeoutMs: TIMEOUT_MS });
+    const server = await startBudgetServer({
+      store: silent,
+      policy: POLICY,
+      onStoreError: 'allow',
+      storeTimeoutMs: TIMEOUT_MS,
+    });
     try {
       const replies = await sequence(server, 'silent', 5);
       expectPrompt(replies);
@@ -233,7 +243,9 @@ describe('a custom store that ignores timeoutMs', () => {
       }
       // Three missed deadlines open the circuit: the next requests do not call the store at all.
       expect(silent.consumes).toBe(3);
-      expect(server.logs.some((log) => log.level === 'warn' && /did not answer within 70 ms/.test(log.message))).toBe(true);
+      expect(server.logs.some((log) => log.level === 'warn' && /did not answer within 70 ms/.test(log.message))).toBe(
+        true,
+      );
     } finally {
       await server.stop();
     }

@@ -14,7 +14,12 @@ describe('test redis harness', () => {
 
   it('can kill and restart its own server', async () => {
     const server = await startRedisServer();
-    const client = new Redis({ port: server.port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+    const client = new Redis({
+      port: server.port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 50,
+    });
     await client.set('k', '1');
     await server.restart();
     await new Promise((r) => setTimeout(r, 200));

@@ -90,7 +90,9 @@ process.on('unhandledRejection', (reason) => {
 });
 
 const client = await connectRedis();
-const store: BucketStore | undefined = client ? new RedisBucketStore(client, { prefix: env.KEY_PREFIX ?? 'gb:' }) : undefined;
+const store: BucketStore | undefined = client
+  ? new RedisBucketStore(client, { prefix: env.KEY_PREFIX ?? 'gb:' })
+  : undefined;
 
 const server = new ApolloServer<TestContext>({
   typeDefs: itemsTypeDefs,
@@ -99,18 +101,21 @@ const server = new ApolloServer<TestContext>({
   includeStacktraceInErrorResponses: false,
   // A document's size is bounded before graphql-js validates it (README, "Hostile documents").
   parseOptions: { maxTokens: number('MAX_TOKENS', 10_000) },
-  plugins: env.BARE === '1' ? [] : [
-    queryBudgetPlugin<TestContext>({
-      identify: ({ contextValue }) => contextValue.user ?? 'anonymous',
-      policy: { capacity: number('CAPACITY', 100), refillPerSecond: number('REFILL_PER_SECOND', 0) },
-      ...(store ? { store } : {}),
-      // Vite sets MODE=test in the test runner, which children inherit: only 'measure' switches.
-      mode: env.MODE === 'measure' ? 'measure' : 'enforce',
-      onStoreError: (env.ON_STORE_ERROR ?? 'allow') as StoreErrorPolicy,
-      storeTimeoutMs: number('STORE_TIMEOUT_MS', 50),
-      circuitBreaker: { cooldownMs: number('BREAKER_COOLDOWN_MS', 500) },
-    }),
-  ],
+  plugins:
+    env.BARE === '1'
+      ? []
+      : [
+          queryBudgetPlugin<TestContext>({
+            identify: ({ contextValue }) => contextValue.user ?? 'anonymous',
+            policy: { capacity: number('CAPACITY', 100), refillPerSecond: number('REFILL_PER_SECOND', 0) },
+            ...(store ? { store } : {}),
+            // Vite sets MODE=test in the test runner, which children inherit: only 'measure' switches.
+            mode: env.MODE === 'measure' ? 'measure' : 'enforce',
+            onStoreError: (env.ON_STORE_ERROR ?? 'allow') as StoreErrorPolicy,
+            storeTimeoutMs: number('STORE_TIMEOUT_MS', 50),
+            circuitBreaker: { cooldownMs: number('BREAKER_COOLDOWN_MS', 500) },
+          }),
+        ],
 });
 
 const { url } = await startStandaloneServer(server, {

@@ -67,7 +67,8 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
     await Promise.all(nodes.map((node) => node.server.stop()));
   };
 
-  const command = (node: ClusterNode, ...args: (string | number)[]): Promise<unknown> => redisCommand(node.port, ...args);
+  const command = (node: ClusterNode, ...args: (string | number)[]): Promise<unknown> =>
+    redisCommand(node.port, ...args);
 
   const isAlive = (node: ClusterNode): boolean => {
     try {
@@ -99,7 +100,11 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
           }),
         );
         const slotsServed = await threeMastersServeSlots(live[0]!);
-        last = states.map((s) => `${s.node.port}:${s.ok ? 'ok' : 'fail'}${s.isReplica ? (s.linkUp ? ',link up' : ',link down') : ''}`).join(' ');
+        last = states
+          .map(
+            (s) => `${s.node.port}:${s.ok ? 'ok' : 'fail'}${s.isReplica ? (s.linkUp ? ',link up' : ',link down') : ''}`,
+          )
+          .join(' ');
         if (states.every((s) => s.ok && s.linkUp) && slotsServed) return;
       } catch (error) {
         last = String(error);
@@ -130,13 +135,20 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
       const server = await startRedisServer({
         port,
         args: [
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', 'nodes.conf',
-          '--cluster-node-timeout', String(nodeTimeoutMs),
-          '--repl-diskless-sync', 'yes',
-          '--repl-diskless-sync-delay', '0',
-          '--cluster-replica-validity-factor', '0',
-          '--cluster-require-full-coverage', requireFullCoverage ? 'yes' : 'no',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          String(nodeTimeoutMs),
+          '--repl-diskless-sync',
+          'yes',
+          '--repl-diskless-sync-delay',
+          '0',
+          '--cluster-replica-validity-factor',
+          '0',
+          '--cluster-require-full-coverage',
+          requireFullCoverage ? 'yes' : 'no',
         ],
       });
       nodes.push({ server, port });
@@ -160,7 +172,10 @@ export async function startRedisCluster(options: StartClusterOptions = {}): Prom
     masterFor: async (key) => {
       const slot = Number(await command(liveNodes()[0]!, 'CLUSTER', 'KEYSLOT', key));
       const table = parseNodes(String(await command(liveNodes()[0]!, 'CLUSTER', 'NODES')));
-      const owner = table.find((n) => n.flags.includes('master') && !n.flags.includes('fail') && n.ranges.some(([a, b]) => slot >= a && slot <= b));
+      const owner = table.find(
+        (n) =>
+          n.flags.includes('master') && !n.flags.includes('fail') && n.ranges.some(([a, b]) => slot >= a && slot <= b),
+      );
       const node = nodes.find((n) => n.port === owner?.port);
       if (!node) throw new Error(`no master serves slot ${slot}`);
       return node;

@@ -55,7 +55,10 @@ process.once('message', (job: WorkerJob) => {
       return;
     }
     const reply = await runBucketScript(client, `${job.prefix}${job.key}`, {
-      op: 'consume', amount: cost, capacity: job.policy.capacity, refillPerSecond: job.policy.refillPerSecond,
+      op: 'consume',
+      amount: cost,
+      capacity: job.policy.capacity,
+      refillPerSecond: job.policy.refillPerSecond,
     });
     if (reply.status === 'expired') throw new Error('no deadline was set');
     if (untilUs !== undefined && reply.nowUs > untilUs) stop = true;
