@@ -1,8 +1,8 @@
+import clusterKeySlot from 'cluster-key-slot';
 import type { Cluster, Redis } from 'ioredis';
 import { bucketKey } from './bucket-key.js';
 import { toBucketResult, type BucketOp, type BucketReply } from './bucket-math.js';
 import { bucketArgs, defineBucketCommand, parseBucketReply, type ExpiredReply } from './bucket-script.js';
-import { clusterSlot } from './cluster-slot.js';
 import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
 import { checkCall } from './validate.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
@@ -89,7 +89,7 @@ export class RedisBucketStore implements BucketStore {
   partitionOf(key: string): string {
     const client = this.#client;
     if (!client.isCluster) return SINGLE_NODE_PARTITION;
-    const slot = clusterSlot(bucketKey(this.#prefix, key));
+    const slot = clusterKeySlot(bucketKey(this.#prefix, key));
     return (client as Cluster).slots[slot]?.[0] ?? `slot ${slot}`;
   }
 

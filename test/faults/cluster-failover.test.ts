@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { clusterSlot } from '../../src/bucket/cluster-slot.js';
+import clusterSlot from 'cluster-key-slot';
 import { bucketKey } from '../../src/index.js';
 import { startRedisCluster, type ClusterNode, type RedisCluster } from '../support/redis-cluster.js';
 import { APP_QUERY } from './app-queries.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { clusterSlot } from '../../src/bucket/cluster-slot.js';
+import clusterSlot from 'cluster-key-slot';
 import { bucketKey, RedisBucketStore } from '../../src/index.js';
 import type { BucketResult } from '../../src/index.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
