@@ -7,7 +7,7 @@ const ROW = 22;
 const HEAD = 28;
 
 /** Long variant names are cut to fit the label column (the tables keep them whole). */
-function fit(text: string, max = 60): string {
+function fitLabel(text: string, max = 60): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
@@ -41,7 +41,7 @@ export function renderSvg(run: RunResult): string {
       const colour = row.met === undefined ? '#4a78c2' : row.met ? '#2e8b57' : '#c0392b';
       const end = x(ratio.value);
       parts.push(
-        `<text x="${LABEL - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(fit(row.variant))}</text>`,
+        `<text x="${LABEL - 8}" y="${y + 15}" class="label" text-anchor="end">${escapeXml(fitLabel(row.variant))}</text>`,
       );
       parts.push(
         `<rect x="${LABEL}" y="${y + 4}" width="${(end - LABEL).toFixed(1)}" height="${ROW - 8}" fill="${colour}"/>`,

@@ -120,9 +120,9 @@ export async function redisMemory(options: RedisMemoryOptions): Promise<SectionR
   const stamp = Date.now() * 1000;
   for (let offset = 0; offset < names.length; offset += PIPELINE) {
     const pipeline = client.pipeline();
-    names
-      .slice(offset, offset + PIPELINE)
-      .forEach((name, index) => pipeline.set(name, String(stamp + offset + index), 'PX', Math.max(ttlMs, 60_000)));
+    for (const [index, name] of names.slice(offset, offset + PIPELINE).entries()) {
+      pipeline.set(name, String(stamp + offset + index), 'PX', Math.max(ttlMs, 60_000));
+    }
     await pipeline.exec();
   }
   const floorBytes = (await settledMemory(client)) - base;

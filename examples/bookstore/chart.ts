@@ -191,5 +191,5 @@ export function renderBudgetChart(input: ChartInput): string {
   });
 
   out.push(`</svg>`);
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -133,7 +133,7 @@ export class ActualCoster {
     object: ResponseObject,
   ): readonly GraphQLObjectType[] {
     const schema = this.table.schema;
-    const named = object['__typename'];
+    const named = object.__typename;
     if (typeof named === 'string') {
       const type = schema.getType(named);
       if (isObjectType(type) && schema.isSubType(abstract, type)) {

@@ -256,7 +256,7 @@ function readWeight(
     if (node?.directives === undefined) continue;
     try {
       const values = getDirectiveValues(costWeightReader, node);
-      if (values !== undefined) return values['weight'] as number;
+      if (values !== undefined) return values.weight as number;
     } catch {
       const directive = node.directives.find((d) => d.name.value === costDirective.name);
       const weight = directive?.arguments?.find((arg) => arg.name.value === 'weight');
@@ -280,14 +280,14 @@ function readListSize(field: AnyField, coordinate: string, problems: string[]): 
   }
   if (values === undefined) return undefined;
   const before = problems.length;
-  const assumedSize = (values['assumedSize'] as number | null | undefined) ?? undefined;
+  const assumedSize = (values.assumedSize as number | null | undefined) ?? undefined;
   if (assumedSize !== undefined && assumedSize < 0) {
     problems.push(`${coordinate}: @listSize(assumedSize: ${assumedSize}) must not be negative.`);
   }
-  const slicingNames = (values['slicingArguments'] as string[] | null | undefined) ?? [];
+  const slicingNames = (values.slicingArguments as string[] | null | undefined) ?? [];
   const slicingArguments = slicingNames.map((name) => name.split('.'));
   for (const path of slicingArguments) checkSlicingArgument(field, path, coordinate, problems);
-  const sizedFields = (values['sizedFields'] as string[] | null | undefined) ?? [];
+  const sizedFields = (values.sizedFields as string[] | null | undefined) ?? [];
   checkSizedFields(field, sizedFields, coordinate, problems);
   if (problems.length > before) return undefined;
   return { assumedSize, slicingArguments, sizedFields };

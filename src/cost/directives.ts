@@ -67,5 +67,4 @@ export const listSizeDirective = new GraphQLDirective({
 });
 
 /** The SDL of `@cost` and `@listSize`, to add to a schema's typeDefs (same text as `schema/cost.graphql`). */
-export const costDirectivesTypeDefs: string =
-  printSchema(new GraphQLSchema({ directives: [costDirective, listSizeDirective] })) + '\n';
+export const costDirectivesTypeDefs: string = `${printSchema(new GraphQLSchema({ directives: [costDirective, listSizeDirective] }))}\n`;

@@ -38,7 +38,7 @@ export class CostSchemaError extends Error {
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[]) {
-    super(`The schema's cost directives are invalid:\n` + problems.map((problem) => `- ${problem}`).join('\n'));
+    super(`The schema's cost directives are invalid:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
     this.name = 'CostSchemaError';
     this.problems = problems;
   }

@@ -168,7 +168,7 @@ export class StaticEstimator {
    * that size down instead), else `defaultListSize`.
    */
   private listSize(call: FieldCall, sized: SizedFields | undefined): number {
-    if (sized !== undefined && sized.names.includes(call.definition.name)) return sized.size;
+    if (sized?.names.includes(call.definition.name)) return sized.size;
     const handsSizeDown = (call.listSize?.sizedFields.length ?? 0) > 0;
     if (!handsSizeDown && call.expectedSize !== undefined) return call.expectedSize;
     return this.settings.defaultListSize;

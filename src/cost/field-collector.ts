@@ -128,8 +128,8 @@ export class FieldCollector {
   private isIncluded(selection: SelectionNode): boolean {
     if (selection.directives === undefined || selection.directives.length === 0) return true;
     const variables = this.operation.variables as Record<string, unknown>;
-    if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.['if'] === true) return false;
-    return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.['if'] !== false;
+    if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
   }
 
   private matches(fragment: InlineFragmentNode | FragmentDefinitionNode, type: GraphQLObjectType): boolean {

@@ -33,6 +33,7 @@ export interface ComplexityEstimatorArgs {
 }
 
 /** A graphql-query-complexity estimator (`simpleEstimator()`, `fieldExtensionsEstimator()`, ...). */
+// biome-ignore lint/suspicious/noConfusingVoidType: the same type as graphql-query-complexity's, so its estimators fit.
 export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number | void;
 
 /** Options of {@link createCostAnalyzer}. */

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { HeaderMap } from '@apollo/server';
+import type { HeaderMap } from '@apollo/server';
 
 /** The `extensions.code` of every error the budget plugin returns. */
 export const BudgetErrorCode = {

@@ -12,7 +12,7 @@ export const RATE_LIMIT_HEADER = 'ratelimit';
 export const RETRY_AFTER_HEADER = 'retry-after';
 
 /** A policy name that is a valid Structured Field String and needs no escaping. */
-export const POLICY_NAME_PATTERN = /^[A-Za-z0-9_.:\-]{1,64}$/;
+export const POLICY_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** `"budget";q=1000;w=20` (no `w` when the bucket never refills). */
 export function formatRateLimitPolicy(name: string, policy: BucketPolicy): string {

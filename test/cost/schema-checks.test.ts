@@ -24,7 +24,7 @@ describe('directive definitions', () => {
   });
 
   it('the SDL declares the same directives as the GraphQLDirective objects', () => {
-    const schema = buildSchema(costDirectivesTypeDefs + 'type Query { a: Int }');
+    const schema = buildSchema(`${costDirectivesTypeDefs}type Query { a: Int }`);
     for (const directive of [costDirective, listSizeDirective]) {
       const built = schema.getDirective(directive.name);
       expect(built?.locations).toEqual(directive.locations);

@@ -133,7 +133,7 @@ export function readmeExamples(markdown: string): ReadmeExample[] {
           .join('\n')
           .trim()
       : '';
-    if (!next || next.lang !== 'http' || between !== '') {
+    if (next?.lang !== 'http' || between !== '') {
       throw new SyntaxError(
         `The curl example at line ${block.start + 1} must be followed directly by an \`\`\`http block with its response.`,
       );

@@ -139,8 +139,7 @@ function lines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): v
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
     buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
+    for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
       onLine(buffer.slice(0, newline));
       buffer = buffer.slice(newline + 1);
     }

@@ -4,7 +4,12 @@ import { CircuitBreaker } from '../../src/plugin/circuit-breaker.js';
 function breakerAt(): { breaker: CircuitBreaker; advance: (ms: number) => void } {
   let now = 1000;
   const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 500 }, () => now);
-  return { breaker, advance: (ms) => void (now += ms) };
+  return {
+    breaker,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 describe('CircuitBreaker', () => {

@@ -74,7 +74,12 @@ function capturingLogger(): { logger: Logger; logs: Log[] } {
 function guarded(store: BucketStore): { guard: GuardedStore; advance: (ms: number) => void } {
   let now = 1000;
   const guard = new GuardedStore({ store, timeoutMs: 50, breaker: BREAKER, fallback: undefined, now: () => now });
-  return { guard, advance: (ms) => void (now += ms) };
+  return {
+    guard,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 describe('GuardedStore: one breaker per store partition', () => {

@@ -65,7 +65,8 @@ process.once('message', (job: WorkerJob) => {
     if (reply.status !== 'ok') return;
     report.admitted++;
     report.admittedCost += cost;
-    (report.admits ??= []).push([reply.nowUs, reply.remaining]);
+    report.admits ??= [];
+    report.admits.push([reply.nowUs, reply.remaining]);
   };
 
   const lane = async (): Promise<void> => {
