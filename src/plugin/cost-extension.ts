@@ -27,8 +27,13 @@ export interface CostExtension {
    * or the cost engine's code when the operation could not be priced).
    */
   wouldReject?: string;
-  /** With the debug request header only: the per-field breakdown of the estimate. */
+  /**
+   * Only for a caller `fieldBreakdown` allows who sent the debug request header: the per-field
+   * breakdown of the estimate (at most 1,000 entries).
+   */
   fields?: FieldCostBreakdown[];
+  /** True when the breakdown had more entries than `fields` holds. */
+  fieldsTruncated?: boolean;
 }
 
 export function throttleStatusOf(result: BucketResult, policy: BucketPolicy): ThrottleStatus {

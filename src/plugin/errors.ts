@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { HeaderMap } from '@apollo/server';
+import { CostAnalysisError } from '../cost/errors.js';
 
 /** The `extensions.code` of every error the budget plugin returns. */
 export const BudgetErrorCode = {
@@ -14,6 +15,12 @@ export const BudgetErrorCode = {
   COST_ANALYSIS_FAILED: 'COST_ANALYSIS_FAILED',
   /** HTTP 503: the bucket store is unavailable and `onStoreError` is `'deny'`. */
   BUDGET_UNAVAILABLE: 'BUDGET_UNAVAILABLE',
+  /**
+   * HTTP 500: the budget could not be decided because server code failed (`identify`, `policy` or
+   * `cost` threw or returned something unusable, or an internal error). The message is generic;
+   * the cause is logged server-side. Apollo Server's own code for the same class of error.
+   */
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 
 export type BudgetErrorCode = (typeof BudgetErrorCode)[keyof typeof BudgetErrorCode];
@@ -31,7 +38,7 @@ export interface ErrorHttp {
  */
 function budgetError(
   message: string,
-  code: BudgetErrorCode,
+  code: string,
   http: ErrorHttp,
   extra: Record<string, unknown> = {},
 ): GraphQLError {
@@ -79,20 +86,55 @@ export function tooExpensiveError(input: { estimatedCost: number; maxCost: numbe
 }
 
 /**
- * The cost engine could not price the operation. Its own `GraphQLError`s (work cap, invalid
- * variables) keep their message, locations and code; anything else becomes `COST_ANALYSIS_FAILED`.
- * Either way the status is 400: the request, not the server, is at fault.
+ * A cost-engine error as plain data: what a client is told, without the AST nodes (and so without
+ * the document) that the original error points at. This is what the estimate cache keeps.
  */
-export function costAnalysisError(cause: unknown, http: ErrorHttp): GraphQLError {
-  if (cause instanceof GraphQLError && typeof cause.extensions.code === 'string') {
-    return withoutStack(
-      new GraphQLError(cause.message, { nodes: cause.nodes, extensions: { ...cause.extensions, http } }),
-    );
+export interface CostErrorRecord {
+  readonly message: string;
+  readonly code: string;
+  readonly locations: readonly { readonly line: number; readonly column: number }[] | undefined;
+}
+
+/** The record of a cost-engine error (`CostAnalysisError`), or undefined for any other error. */
+export function costErrorRecord(cause: unknown): CostErrorRecord | undefined {
+  if (!(cause instanceof CostAnalysisError) || typeof cause.extensions.code !== 'string') return undefined;
+  const locations = cause.locations?.map(({ line, column }) => ({ line, column }));
+  return { message: cause.message, code: cause.extensions.code, locations };
+}
+
+/**
+ * The cost engine could not price the operation (work cap, invalid variables, a missing slicing
+ * argument): HTTP 400, its message, code and locations. The request, not the server, is at fault.
+ */
+export function costAnalysisError(record: CostErrorRecord, http: ErrorHttp): GraphQLError {
+  const error = budgetError(record.message, record.code, http);
+  // GraphQLError computes `locations` from AST nodes; the record carries them without the nodes.
+  if (record.locations !== undefined) {
+    Object.defineProperty(error, 'locations', { value: record.locations, enumerable: true, writable: true });
   }
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  return error;
+}
+
+/**
+ * Server code failed while the budget was decided: user code (`identify`, `policy`, `cost`) threw or
+ * returned something unusable. `message` names the option and what happened; it is for the server's
+ * log only (see `internalError`).
+ */
+export class BudgetServerFault extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BudgetServerFault';
+  }
+}
+
+/**
+ * Server code failed while deciding the budget: HTTP 500 with a generic message. The cause is for
+ * the server's log, never for the client (it could reveal configuration: tiers, capacities, keys).
+ */
+export function internalError(http: ErrorHttp): GraphQLError {
   return budgetError(
-    `The cost of this operation could not be computed: ${detail}`,
-    BudgetErrorCode.COST_ANALYSIS_FAILED,
+    'The query budget could not be decided because of an error on the server.',
+    BudgetErrorCode.INTERNAL_SERVER_ERROR,
     http,
   );
 }

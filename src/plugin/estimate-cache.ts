@@ -1,44 +1,62 @@
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { CostEstimate } from '../cost/types.js';
+import type { CostErrorRecord } from './errors.js';
+
 /**
- * A bounded least-recently-used cache of cost estimates, keyed by (document hash, operation name,
- * variables). Variables are serialized with sorted object keys so `{a, b}` and `{b, a}` share an entry;
- * requests whose variables serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters are not cached
- * (a 1 MB variables object must not become a 1 MB cache key).
+ * Cost estimates kept per (document hash, operation name, variables), bounded in bytes with Apollo's
+ * `InMemoryLRUCache`: a client that sends many distinct documents or variables can fill the cache,
+ * never grow it. Values are plain data: an estimate's two numbers, or an error's message, code and
+ * locations; never an AST node, which would keep the whole document (source text and tokens) alive.
+ *
+ * Variables are serialized with sorted object keys so `{a, b}` and `{b, a}` share an entry; a request
+ * whose variables serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters is not cached (a 1 MB
+ * variables object must not become a 1 MB cache key).
  */
 export const MAX_VARIABLES_KEY_LENGTH = 2048;
 
-export class EstimateCache<T> {
-  readonly #maxEntries: number;
-  readonly #entries = new Map<string, T>();
+/** What the cache keeps for one key. */
+export type CachedEstimate = { readonly estimate: CostEstimate } | { readonly error: CostErrorRecord };
 
-  constructor(maxEntries: number) {
-    this.#maxEntries = maxEntries;
+/**
+ * Bytes one entry is counted for beyond its strings: the cache's own bookkeeping (its key and value
+ * slots, map entry, list links) and the value object. An upper estimate, so the bound holds.
+ */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/** Bytes of a string in the heap, counted as two per character (UTF-16). */
+function stringBytes(text: string): number {
+  return 2 * text.length;
+}
+
+function sizeOf(value: CachedEstimate, key: string): number {
+  let bytes = ENTRY_OVERHEAD_BYTES + stringBytes(key);
+  if ('error' in value) {
+    bytes += stringBytes(value.error.message) + stringBytes(value.error.code);
+    bytes += 32 * (value.error.locations?.length ?? 0);
+  }
+  return bytes;
+}
+
+export class EstimateCache {
+  readonly #cache: InMemoryLRUCache<CachedEstimate> | undefined;
+
+  /** `maxBytes` 0 disables the cache. */
+  constructor(maxBytes: number) {
+    this.#cache =
+      maxBytes > 0 ? new InMemoryLRUCache<CachedEstimate>({ maxSize: maxBytes, sizeCalculation: sizeOf }) : undefined;
   }
 
-  get size(): number {
-    return this.#entries.size;
+  get(key: string): Promise<CachedEstimate | undefined> | undefined {
+    return this.#cache?.get(key);
   }
 
-  get(key: string): T | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: T): void {
-    if (this.#maxEntries === 0) return;
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
+  set(key: string, value: CachedEstimate): void {
+    // InMemoryLRUCache's set is synchronous underneath; its promise never rejects.
+    void this.#cache?.set(key, value);
   }
 
   clear(): void {
-    this.#entries.clear();
+    this.#cache?.clear();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { BaseContext, GraphQLRequestContext, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import type { BucketPolicy, BucketStore } from '../bucket/types.js';
+import { checkPolicy } from '../bucket/validate.js';
 import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
@@ -17,11 +18,19 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * (the authenticated user or API key in your context), never from a header the client controls.
    * For anonymous callers, key by the client address read in your context function from
    * `req.socket.remoteAddress` (or from `X-Forwarded-For` only as written by your own proxy).
-   * A `GraphQLError` thrown here is returned to the client as is.
+   * A `GraphQLError` thrown here is returned to the client as is (give it `extensions.http.status`,
+   * e.g. 401). Anything else thrown, or a value that is not a non-empty string, answers HTTP 500
+   * `INTERNAL_SERVER_ERROR` with a generic message and is logged in full.
    */
   identify: (requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => string | Promise<string>;
   /**
    * The caller's bucket: a fixed policy, or a function of the request for tiers (free vs paid).
+   * Every policy must have a capacity > 0 and a refill ≥ 0 that refills the bucket from empty within
+   * 1e9 s (the stores' bound). A fixed policy is checked at construction; a policy the function
+   * returns is checked on every request, and an invalid one (or a throwing function) answers that
+   * request alone with HTTP 500 and a generic message, logged in full: it never reaches the store,
+   * so it can never trip the circuit breaker for other callers. A `GraphQLError` thrown here is
+   * returned to the client as is.
    * @default { capacity: 1000, refillPerSecond: 50 }
    */
   policy?:
@@ -48,7 +57,8 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   maxCost?: number;
   /**
    * What an operation is charged, from its estimate (and, after execution, from its actual cost).
-   * Must return a finite number ≥ 0, or `Infinity` (treated as too expensive).
+   * Must return a finite number ≥ 0, or `Infinity` (treated as too expensive); anything else, or a
+   * throw, answers HTTP 500 with a generic message, logged in full.
    * @default `typeCost + fieldCost`
    */
   cost?: (estimate: CostEstimate) => number;
@@ -64,8 +74,13 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   maxNodes?: number;
   /**
-   * Introspection fields (`__schema`, `__type`) and `__typename` cost nothing.
-   * @default true
+   * Whether introspection (`__schema`, `__type` and everything below them) costs nothing.
+   * `__typename` is always free. Off by default: nested introspection
+   * (`__schema { types { fields { type { fields … } } } }`) is then priced like any other selection
+   * (default weights, `defaultListSize` per list), so it cannot be used to make the server work for
+   * free. Turning it on is unsafe wherever introspection is enabled (Apollo Server enables it
+   * outside `NODE_ENV=production` unless told otherwise).
+   * @default false
    */
   introspectionIsFree?: boolean;
   /**
@@ -74,10 +89,13 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   estimators?: CostAnalyzerOptions['estimators'];
   /**
-   * What happens when the store errors or misses `storeTimeoutMs`: `'allow'` lets the operation run
-   * uncharged (`throttleStatus: null`); `'deny'` rejects it with HTTP 503 `BUDGET_UNAVAILABLE`;
-   * `'local'` charges an in-process `MemoryBucketStore` with the same policy meanwhile.
-   * @default 'allow'
+   * What happens when the store errors or misses `storeTimeoutMs`: `'local'` charges an in-process
+   * `MemoryBucketStore` with the same policy meanwhile (each process enforces the budget on its own,
+   * so at worst N processes × capacity, and adds no latency); `'deny'` rejects the operation with
+   * HTTP 503 `BUDGET_UNAVAILABLE`; `'allow'` lets it run uncharged (`throttleStatus: null`), for
+   * those who prefer no limit to a per-process one. Whoever can slow the store down (a flood of
+   * requests, a slow shard) switches limiting off under `'allow'`.
+   * @default 'local'
    */
   onStoreError?: StoreErrorPolicy;
   /**
@@ -106,31 +124,44 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   policyName?: string;
   /**
-   * Request header that, set to `fields`, adds the per-field cost breakdown to `extensions.cost.fields`
-   * (only when `exposeCost` is true). Lower case.
+   * Who may ask for the per-field cost breakdown (`extensions.cost.fields`) by sending the
+   * `debugHeader` set to `fields`. Off by default: the breakdown reveals the schema's weights,
+   * is computed afresh for every such request (the estimate cache is bypassed) and is long for a
+   * large operation. Turn it on for trusted callers only, e.g.
+   * `({ contextValue }) => contextValue.user?.isStaff === true`. Needs `exposeCost`. At most
+   * `MAX_BREAKDOWN_ENTRIES` (1,000) entries are returned; `fieldsTruncated: true` says when more existed.
+   * @default false
+   */
+  fieldBreakdown?: boolean | ((requestContext: GraphQLRequestContext<TContext>) => boolean);
+  /**
+   * Request header that, set to `fields`, asks for the per-field cost breakdown (see
+   * `fieldBreakdown`). Lower case.
    * @default 'graphql-budget-debug'
    */
   debugHeader?: string;
   /**
-   * Estimates kept in memory, keyed by (document hash, operation name, variables).
-   * 0 disables the cache.
-   * @default 1000
+   * Memory for cached estimates, in bytes (keys and values counted), keyed by (document hash,
+   * operation name, variables): the least recently used are dropped beyond it. A request whose
+   * variables serialize to more than 2 KB is not cached. Errors are cached as their message, code
+   * and locations only, never with the document. 0 disables the cache.
+   * @default 4_194_304 (4 MiB)
    */
-  estimateCacheSize?: number;
+  estimateCacheMaxBytes?: number;
 }
 
 /** The defaults of every optional option. */
 export const queryBudgetDefaults = {
   policy: { capacity: 1000, refillPerSecond: 50 },
   mode: 'enforce',
-  introspectionIsFree: true,
-  onStoreError: 'allow',
+  introspectionIsFree: false,
+  onStoreError: 'local',
   storeTimeoutMs: 50,
   circuitBreaker: { failureThreshold: 3, cooldownMs: 500 },
   exposeCost: true,
   policyName: 'budget',
+  fieldBreakdown: false,
   debugHeader: 'graphql-budget-debug',
-  estimateCacheSize: 1000,
+  estimateCacheMaxBytes: 4 * 1024 * 1024,
 } as const satisfies Partial<QueryBudgetOptions>;
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
@@ -147,8 +178,9 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   circuitBreaker: Required<CircuitBreakerOptions>;
   exposeCost: NonNullable<QueryBudgetOptions<TContext>['exposeCost']>;
   policyName: string;
+  fieldBreakdown: NonNullable<QueryBudgetOptions<TContext>['fieldBreakdown']>;
   debugHeader: string;
-  estimateCacheSize: number;
+  estimateCacheMaxBytes: number;
 }
 
 /** Validates the options and applies the defaults; throws `TypeError`/`RangeError` naming the option. */
@@ -164,8 +196,19 @@ export function resolveOptions<TContext extends BaseContext>(
         `got ${describe(options.identify)}.`,
     );
   }
+  if ('estimateCacheSize' in options) {
+    throw new TypeError(
+      'queryBudgetPlugin: `estimateCacheSize` (entries) was replaced by `estimateCacheMaxBytes` (bytes); ' +
+        'remove it or pass `estimateCacheMaxBytes`.',
+    );
+  }
   const policy = options.policy ?? queryBudgetDefaults.policy;
-  if (typeof policy !== 'function') validatePolicy(policy, '`policy`');
+  if (typeof policy !== 'function') {
+    const problem = policyProblem(policy);
+    if (problem !== undefined) {
+      throw retyped(problem, `queryBudgetPlugin: ${problem.message.replace(/^policy\b/, '`policy`')}.`);
+    }
+  }
   const store = options.store;
   if (store !== undefined && !isBucketStore(store)) {
     throw new TypeError('queryBudgetPlugin: `store` must implement consume, refund and peek (a BucketStore).');
@@ -223,14 +266,20 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`policyName\` must be 1 to 64 letters, digits or _ . : -; got ${describe(policyName)}.`,
     );
   }
+  const fieldBreakdown = options.fieldBreakdown ?? queryBudgetDefaults.fieldBreakdown;
+  if (typeof fieldBreakdown !== 'boolean' && typeof fieldBreakdown !== 'function') {
+    throw new TypeError(
+      `queryBudgetPlugin: \`fieldBreakdown\` must be a boolean or a function; got ${describe(fieldBreakdown)}.`,
+    );
+  }
   const debugHeader = options.debugHeader ?? queryBudgetDefaults.debugHeader;
   if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
     throw new RangeError(
       `queryBudgetPlugin: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`,
     );
   }
-  const estimateCacheSize = options.estimateCacheSize ?? queryBudgetDefaults.estimateCacheSize;
-  requireNumber(estimateCacheSize, '`estimateCacheSize`', { min: 0, integer: true });
+  const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
+  requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
   const analyzer: CostAnalyzerOptions = { introspectionIsFree };
   if (options.defaultListSize !== undefined) analyzer.defaultListSize = options.defaultListSize;
@@ -250,19 +299,29 @@ export function resolveOptions<TContext extends BaseContext>(
     circuitBreaker: { failureThreshold, cooldownMs },
     exposeCost,
     policyName,
+    fieldBreakdown,
     debugHeader,
-    estimateCacheSize,
+    estimateCacheMaxBytes,
   };
 }
 
-/** Throws when a policy (from the options or returned by the policy function) is unusable. */
-export function validatePolicy(policy: unknown, name: string): asserts policy is BucketPolicy {
-  if (policy === null || typeof policy !== 'object') {
-    throw new TypeError(`queryBudgetPlugin: ${name} must be { capacity, refillPerSecond }; got ${describe(policy)}.`);
+/**
+ * Why `policy` cannot be used, or undefined when it can: the stores' own check (`checkPolicy`), so
+ * the plugin never hands a store a policy the store would refuse.
+ */
+export function policyProblem(policy: unknown): TypeError | RangeError | undefined {
+  try {
+    checkPolicy(policy);
+    return undefined;
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) return error;
+    throw error;
   }
-  const { capacity, refillPerSecond } = policy as Partial<BucketPolicy>;
-  requireNumber(capacity, `${name}.capacity`, { min: 0, exclusiveMin: true });
-  requireNumber(refillPerSecond, `${name}.refillPerSecond`, { min: 0 });
+}
+
+/** The same kind of error as `error`, with another message. */
+function retyped(error: TypeError | RangeError, message: string): TypeError | RangeError {
+  return error instanceof RangeError ? new RangeError(message) : new TypeError(message);
 }
 
 interface NumberRule {

@@ -5,30 +5,33 @@ import type {
   GraphQLRequestContextDidResolveOperation,
   GraphQLRequestContextWillSendResponse,
 } from '@apollo/server';
-import type { GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
-import { createCostAnalyzer, defaultChargedCost, type CostAnalyzer } from '../cost/analyzer.js';
-import type { CostEstimate } from '../cost/types.js';
+import type { FieldCostBreakdown } from '../cost/types.js';
 import { throttleStatusOf, type CostExtension } from './cost-extension.js';
-import { EstimateCache, estimateCacheKey } from './estimate-cache.js';
 import {
+  BudgetErrorCode,
+  BudgetServerFault,
   budgetUnavailableError,
   costAnalysisError,
+  internalError,
   rateLimitedError,
   retryAfterSeconds,
   tooExpensiveError,
   type ErrorHttp,
 } from './errors.js';
 import { GuardedStore, type Charge } from './guarded-store.js';
-import { isIntrospectionOnly } from './introspection.js';
-import { resolveOptions, validatePolicy, type QueryBudgetOptions } from './options.js';
+import { policyProblem, resolveOptions, type QueryBudgetOptions } from './options.js';
+import { ChargeFunctionError, OperationPricer } from './pricing.js';
 import {
+  expressible,
   formatRateLimit,
   formatRateLimitPolicy,
   RATE_LIMIT_HEADER,
   RATE_LIMIT_POLICY_HEADER,
   RETRY_AFTER_HEADER,
+  wholeSecondsUntil,
 } from './rate-limit-headers.js';
 
 /** What the plugin decided for one operation, kept until the response is sent. */
@@ -37,18 +40,15 @@ interface Budget {
   policy: BucketPolicy;
   /** Tokens charged up front. */
   requested: number;
-  /** Per-field breakdown, when the debug header asked for it. */
-  fields: CostEstimate['fields'];
+  /** Per-field breakdown, when the caller may and did ask for it. */
+  fields: FieldCostBreakdown[] | undefined;
+  fieldsTruncated: boolean;
   expose: boolean;
-  /** undefined when the store was not asked (the operation was too expensive). */
+  /** undefined when the store was not asked (the operation was too expensive or could not be priced). */
   charge: Charge | undefined;
   /** The rejection (enforce mode: returned; measure mode: only reported). */
   rejection: GraphQLError | undefined;
 }
-
-type CachedEstimate = { estimate: CostEstimate } | { error: unknown };
-
-const ZERO_COST: CostEstimate = { typeCost: 0, fieldCost: 0 };
 
 /** A read-only store call at startup (`peek` writes nothing). */
 const WARM_UP_KEY = 'graphql-budget:warm-up';
@@ -58,9 +58,11 @@ const WARM_UP_TIMEOUT_MS = 2000;
 /**
  * Charges every operation its cost against the caller's token bucket.
  *
- * request → estimate (cost engine, cached) → consume (store behind a deadline and one circuit breaker
- * per store partition) → decision (run, or reject with 429 / 400 / 503) → after execution: actual
- * cost, one refund call, `extensions.cost` and RateLimit headers.
+ * request → identify and policy (user code; its faults are a 500, never a store failure) →
+ * price (cost engine, byte-bounded cache) → consume (store behind a deadline and one circuit
+ * breaker per store partition; `onStoreError` meanwhile) → decision (run, or reject with
+ * 429 / 400 / 503) → after execution: the settled charge (only work not done is refunded), one
+ * refund call, `extensions.cost` and RateLimit headers.
  */
 export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   options: QueryBudgetOptions<TContext>,
@@ -73,106 +75,89 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     breaker: config.circuitBreaker,
     fallback: config.onStoreError === 'local' ? new MemoryBucketStore() : undefined,
   });
-  const charged = config.cost ?? defaultChargedCost;
-  const cache = new EstimateCache<CachedEstimate>(config.estimateCacheSize);
+  const pricer = new OperationPricer({
+    analyzer: config.analyzer,
+    cost: config.cost,
+    estimateCacheMaxBytes: config.estimateCacheMaxBytes,
+  });
   // A fixed policy was validated by resolveOptions; its RateLimit-Policy header never changes.
   const fixedPolicy = typeof config.policy === 'function' ? undefined : config.policy;
   const fixedPolicyHeader = fixedPolicy && formatRateLimitPolicy(config.policyName, fixedPolicy);
-  let analyzer: CostAnalyzer | undefined;
 
-  function chargeOf(estimate: CostEstimate): number {
-    const value = charged(estimate);
-    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-      throw new TypeError(
-        `queryBudgetPlugin: \`cost\` returned ${String(value)}; it must return a number ≥ 0 (or Infinity).`,
-      );
+  /** The caller's key, from `identify`. */
+  async function keyOf(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<string> {
+    const key = await userCode('`identify`', () => config.identify(requestContext));
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new BudgetServerFault(`\`identify\` must return a non-empty string; it returned ${describe(key)}.`);
     }
-    return value;
+    return key;
   }
 
-  function estimateOf(
+  /** The caller's policy: the fixed one, or the one `policy` returns, checked as the stores check it. */
+  async function policyOf(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<BucketPolicy> {
+    const policyOption = config.policy;
+    if (typeof policyOption !== 'function') return policyOption;
+    const policy = await userCode('`policy`', () => policyOption(requestContext));
+    const problem = policyProblem(policy);
+    if (problem !== undefined) {
+      throw new BudgetServerFault(`the policy returned by \`policy\` is invalid: ${problem.message}.`);
+    }
+    return policy;
+  }
+
+  function wantsBreakdown(
     requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-    breakdown: boolean,
-  ): CostEstimate {
-    if (!analyzer) throw new Error('queryBudgetPlugin: the schema has not been loaded yet.');
-    const { document, request } = requestContext;
-    const input = { document, operationName: request.operationName ?? null, variables: request.variables ?? null };
-    if (breakdown) return analyzer.estimate({ ...input, breakdown: true });
-    const key = estimateCacheKey(requestContext.queryHash, input.operationName, input.variables);
-    const cached = key === undefined ? undefined : cache.get(key);
-    if (cached) {
-      if ('error' in cached) throw cached.error;
-      return cached.estimate;
-    }
-    let entry: CachedEstimate;
-    try {
-      entry = { estimate: analyzer.estimate(input) };
-    } catch (error) {
-      entry = { error };
-    }
-    if (key !== undefined) cache.set(key, entry);
-    if ('error' in entry) throw entry.error;
-    return entry.estimate;
+    expose: boolean,
+  ): boolean {
+    if (!expose || requestContext.request.http?.headers.get(config.debugHeader) !== 'fields') return false;
+    const allowed = config.fieldBreakdown;
+    return typeof allowed === 'function' ? allowed(requestContext) === true : allowed;
   }
 
   async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {
-    const batched = requestContext.requestIsBatched;
     const expose =
       typeof config.exposeCost === 'function' ? config.exposeCost(requestContext) === true : config.exposeCost;
-    const key = await config.identify(requestContext);
-    if (typeof key !== 'string' || key.length === 0) {
-      throw new TypeError(`queryBudgetPlugin: \`identify\` must return a non-empty string; got ${String(key)}.`);
-    }
-    let policy: BucketPolicy;
-    if (typeof config.policy === 'function') {
-      policy = await config.policy(requestContext);
-      validatePolicy(policy, 'the policy returned by `policy`');
-    } else {
-      policy = config.policy; // validated by resolveOptions
-    }
-
-    const wantsFields = expose && requestContext.request.http?.headers.get(config.debugHeader) === 'fields';
-    let estimate: CostEstimate;
-    try {
-      estimate = estimateOf(requestContext, wantsFields);
-    } catch (error) {
-      // The operation cannot be priced: a 400 in enforce mode; measure mode lets it run uncharged.
-      const rejection = costAnalysisError(error, errorHttp(requestContext, 400));
-      if (config.mode === 'enforce') throw rejection;
-      return { key, policy, requested: 0, fields: undefined, expose, charge: undefined, rejection };
-    }
-    const { operation } = requestContext;
-    const free =
-      config.analyzer.introspectionIsFree === true &&
-      operation !== undefined &&
-      isIntrospectionOnly(requestContext.document, operation);
-    const requested = free ? 0 : chargeOf(estimate);
+    const key = await keyOf(requestContext);
+    const policy = await policyOf(requestContext);
     const budget: Budget = {
       key,
       policy,
-      requested,
-      fields: wantsFields ? (estimate.fields ?? []) : undefined,
+      requested: 0,
+      fields: undefined,
+      fieldsTruncated: false,
       expose,
       charge: undefined,
       rejection: undefined,
     };
 
+    const price = await priced(() => pricer.price(requestContext, wantsBreakdown(requestContext, expose)));
+    if ('error' in price) {
+      // The operation cannot be priced: a 400 in enforce mode; measure mode lets it run uncharged.
+      budget.rejection = costAnalysisError(price.error, errorHttp(requestContext, 400));
+      return budget;
+    }
+    budget.requested = price.requested;
+    budget.fields = price.fields;
+    budget.fieldsTruncated = price.fieldsTruncated === true;
+
     const maximum = Math.min(config.maxCost ?? policy.capacity, policy.capacity);
-    if (!(requested <= maximum)) {
+    if (!(budget.requested <= maximum)) {
       budget.rejection = tooExpensiveError({
-        estimatedCost: requested,
+        estimatedCost: budget.requested,
         maxCost: maximum,
         http: errorHttp(requestContext, 400),
       });
       return budget;
     }
 
-    const charge = await guard.consume(key, requested, policy, requestContext.logger);
+    const charge = await guard.consume(key, budget.requested, policy, requestContext.logger);
     budget.charge = charge;
     if (charge.status === 'unavailable') {
       if (config.onStoreError === 'deny') {
         const error = budgetUnavailableError(charge.retryAfterMs, errorHttp(requestContext, 503));
-        if (!batched) headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(charge.retryAfterMs)));
+        if (!requestContext.requestIsBatched) {
+          headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(charge.retryAfterMs)));
+        }
         budget.rejection = error;
       }
       return budget;
@@ -180,43 +165,19 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     const { result } = charge;
     if (!result.allowed) {
       const error = rateLimitedError({
-        cost: requested,
+        cost: budget.requested,
         remaining: result.remaining,
         capacity: policy.capacity,
         refillPerSecond: policy.refillPerSecond,
         retryAfterMs: result.retryAfterMs,
         http: errorHttp(requestContext, 429),
       });
-      if (!batched && result.retryAfterMs >= 0) {
+      if (!requestContext.requestIsBatched && result.retryAfterMs >= 0) {
         headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(result.retryAfterMs)));
       }
       budget.rejection = error;
     }
     return budget;
-  }
-
-  /** Tokens the executed operation really cost, never more than was charged. */
-  function actualOf(requestContext: GraphQLRequestContextWillSendResponse<TContext>, budget: Budget): number | null {
-    if (budget.requested === 0) return 0;
-    const body = requestContext.response.body;
-    if (body.kind !== 'single') return null;
-    const data = body.singleResult.data;
-    if (data === undefined || data === null) return Math.min(budget.requested, chargeOf(ZERO_COST));
-    if (!analyzer || !requestContext.document) return budget.requested;
-    try {
-      const actual = analyzer.actual({
-        document: requestContext.document,
-        operationName: requestContext.request.operationName ?? null,
-        variables: requestContext.request.variables ?? null,
-        data,
-      });
-      return Math.min(budget.requested, chargeOf(actual));
-    } catch (error) {
-      requestContext.logger.warn(
-        `graphql-budget: could not measure the actual cost (${error instanceof Error ? error.message : String(error)}); nothing refunded.`,
-      );
-      return budget.requested;
-    }
   }
 
   async function settle(
@@ -229,7 +190,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     const tokensTaken = charge?.status === 'answered' && charge.result.allowed;
     const executed = budget.rejection === undefined || config.mode === 'measure';
     if (executed) {
-      actual = actualOf(requestContext, budget);
+      actual = pricer.settledCharge(requestContext, budget.requested);
       const refund = actual === null ? 0 : budget.requested - actual;
       if (tokensTaken && refund > 0) {
         const after = await guard.refund(charge.store, budget.key, refund, budget.policy, requestContext.logger);
@@ -243,8 +204,9 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       actualQueryCost: actual,
       throttleStatus: bucket ? throttleStatusOf(bucket, budget.policy) : null,
     };
-    if (config.mode === 'measure' && budget.rejection) cost.wouldReject = codeOf(budget.rejection);
+    if (config.mode === 'measure' && budget.rejection) cost.wouldReject = String(budget.rejection.extensions.code);
     if (budget.fields) cost.fields = budget.fields;
+    if (budget.fieldsTruncated) cost.fieldsTruncated = true;
 
     const body = requestContext.response.body;
     if (body.kind === 'single') {
@@ -252,6 +214,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     } else {
       body.initialResult.extensions = { ...body.initialResult.extensions, cost };
     }
+    if (!expressible(budget.policy)) return;
     const headers = requestContext.response.http.headers;
     headers.set(
       RATE_LIMIT_POLICY_HEADER,
@@ -259,7 +222,15 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         ? fixedPolicyHeader
         : formatRateLimitPolicy(config.policyName, budget.policy),
     );
-    if (bucket) headers.set(RATE_LIMIT_HEADER, formatRateLimit(config.policyName, bucket));
+    if (bucket)
+      headers.set(RATE_LIMIT_HEADER, formatRateLimit(config.policyName, bucket.remaining, resetOf(budget, bucket)));
+  }
+
+  /** `t` of the RateLimit field: on a 429 the Retry-After seconds, otherwise the seconds until full. */
+  function resetOf(budget: Budget, bucket: BucketResult): number | undefined {
+    const refused = config.mode === 'enforce' && budget.rejection?.extensions.code === BudgetErrorCode.RATE_LIMITED;
+    if (refused) return bucket.retryAfterMs >= 0 ? retryAfterSeconds(bucket.retryAfterMs) : undefined;
+    return wholeSecondsUntil(bucket.resetAfterMs);
   }
 
   return {
@@ -277,8 +248,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       });
       return {
         schemaDidLoadOrUpdate({ apiSchema }) {
-          analyzer = createCostAnalyzer(apiSchema, config.analyzer);
-          cache.clear();
+          pricer.load(apiSchema);
         },
       };
     },
@@ -289,7 +259,16 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         async didResolveOperation(requestContext) {
           if (!requestContext.operation) return;
           decision = decide(requestContext);
-          const budget = await decision;
+          let budget: Budget;
+          try {
+            budget = await decision;
+          } catch (error) {
+            // A GraphQLError from `identify` or `policy` is the server's own answer to the client.
+            if (error instanceof GraphQLError) throw error;
+            requestContext.logger.error(`graphql-budget: ${faultMessage(error)}`);
+            if (config.mode === 'enforce') throw internalError(errorHttp(requestContext, 500));
+            return;
+          }
           if (!budget.rejection) return;
           if (config.mode === 'enforce') throw budget.rejection;
           requestContext.logger.info(
@@ -309,6 +288,39 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   };
 }
 
+/** Runs user code; what it throws, unless a GraphQLError meant for the client, becomes a server fault naming it. */
+async function userCode<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof GraphQLError) throw error;
+    throw new BudgetServerFault(`${name} threw: ${faultMessage(error)}`, { cause: error });
+  }
+}
+
+/** Prices, turning a misbehaving `cost` option into a server fault. */
+async function priced<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ChargeFunctionError) throw new BudgetServerFault(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** A fault for the log: the message, and the stack of what was thrown when there is one. */
+function faultMessage(error: unknown): string {
+  if (error instanceof BudgetServerFault) return error.message;
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || value === undefined) return String(value);
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
 /** The HTTP part of a rejection; in a batch every member shares one HTTP head, so no non-2xx status there. */
 function errorHttp(requestContext: GraphQLRequestContextDidResolveOperation<BaseContext>, status: number): ErrorHttp {
   return {
@@ -319,8 +331,4 @@ function errorHttp(requestContext: GraphQLRequestContextDidResolveOperation<Base
 
 function headersOf(error: GraphQLError): HeaderMap {
   return (error.extensions.http as ErrorHttp).headers;
-}
-
-function codeOf(error: GraphQLError): string {
-  return String(error.extensions.code);
 }

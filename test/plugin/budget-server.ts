@@ -70,6 +70,8 @@ export interface ServerOptions {
   /** Apollo's own default is true outside production. @default false */
   includeStacktraceInErrorResponses?: boolean;
   extraPlugins?: ApolloServerPlugin<TestContext>[];
+  /** Another schema than the items schema (attack tests bring their own). */
+  schema?: { typeDefs: string; resolvers: Record<string, Record<string, unknown>> };
 }
 
 /** An Apollo Server 5 on a free port with the budget plugin; identity from `x-test-user`. */
@@ -81,8 +83,8 @@ export async function startBudgetServer(
   const record = (level: CapturedLog['level']) => (message: unknown) =>
     void logs.push({ level, message: String(message) });
   const server = new ApolloServer<TestContext>({
-    typeDefs: itemsTypeDefs,
-    resolvers: itemsResolvers,
+    typeDefs: serverOptions.schema?.typeDefs ?? itemsTypeDefs,
+    resolvers: serverOptions.schema?.resolvers ?? itemsResolvers,
     allowBatchedHttpRequests: serverOptions.allowBatchedHttpRequests ?? false,
     includeStacktraceInErrorResponses: serverOptions.includeStacktraceInErrorResponses ?? false,
     logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },

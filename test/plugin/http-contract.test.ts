@@ -57,7 +57,7 @@ describe('allowed operation', () => {
       actualQueryCost: 30,
       throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 970, restoreRate: 50 },
     });
-    expect(reply.headers.get('ratelimit-policy')).toBe('"budget";q=1000;w=20');
+    expect(reply.headers.get('ratelimit-policy')).toBe('"budget";q=1000;w=20;graphql-budget-unit="query-cost"');
     // 30 tokens missing at 50/s: full again in 0.6 s, rounded up to 1.
     expect(reply.headers.get('ratelimit')).toBe('"budget";r=970;t=1');
   });
@@ -65,7 +65,7 @@ describe('allowed operation', () => {
   it('names the policy as configured and omits w when the bucket never refills', async () => {
     const { server } = await start({ policyName: 'graph-api' });
     const reply = await server.post(itemsQuery(8), { user: 'ann' });
-    expect(reply.headers.get('ratelimit-policy')).toBe('"graph-api";q=100');
+    expect(reply.headers.get('ratelimit-policy')).toBe('"graph-api";q=100;graphql-budget-unit="query-cost"');
     expect(reply.headers.get('ratelimit')).toBe('"graph-api";r=90');
   });
 
@@ -91,7 +91,7 @@ describe('allowed operation', () => {
     const paid = await server.post(itemsQuery(30), { user: 'paid-user', tier: 'paid' });
     expect(paid.status).toBe(200);
     expect(costOf(paid).throttleStatus).toEqual({ maximumAvailable: 1000, currentlyAvailable: 968, restoreRate: 100 });
-    expect(paid.headers.get('ratelimit-policy')).toBe('"budget";q=1000;w=10');
+    expect(paid.headers.get('ratelimit-policy')).toBe('"budget";q=1000;w=10;graphql-budget-unit="query-cost"');
   });
 });
 
@@ -128,6 +128,9 @@ describe('over budget', () => {
     const retryAfter = Number(reply.headers.get('retry-after'));
     expect(retryAfter).toBe(3);
     expect(reply.body.errors?.[0]?.extensions?.retryAfter).toBe(3);
+    // The RateLimit field's reset names the same instant as Retry-After (draft-10 §6), not the
+    // time until the bucket is full (9 s).
+    expect(reply.headers.get('ratelimit')).toMatch(/^"budget";r=1[01];t=3$/);
     const cost = costOf(reply);
     expect(cost.requestedQueryCost).toBe(40);
     expect(cost.actualQueryCost).toBe(0);
@@ -214,8 +217,17 @@ describe('cost engine errors', () => {
 });
 
 describe('introspection', () => {
-  it('is free and answered even with an empty bucket', async () => {
+  it('is priced like any other selection by default; only __typename is free', async () => {
     const { server } = await start();
+    const reply = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
+    expect(reply.status).toBe(200);
+    // Query 1 + __Schema 1 + __Type 1, and the composite fields __schema 1 + queryType 1.
+    expect(costOf(reply).requestedQueryCost).toBe(5);
+    expect((await server.post('{ __typename }', { user: 'ann' })).body.extensions?.cost?.requestedQueryCost).toBe(1);
+  });
+
+  it('introspectionIsFree: true makes it free and answered even with an empty bucket', async () => {
+    const { server } = await start({ introspectionIsFree: true });
     expect((await server.post(itemsQuery(98), { user: 'ann' })).status).toBe(200);
     const reply = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
     expect(reply.status).toBe(200);
@@ -295,8 +307,8 @@ describe('exposeCost', () => {
 });
 
 describe('debug header', () => {
-  it('graphql-budget-debug: fields adds the per-field breakdown', async () => {
-    const { server } = await start();
+  it('graphql-budget-debug: fields adds the per-field breakdown for callers fieldBreakdown allows', async () => {
+    const { server } = await start({ fieldBreakdown: ({ contextValue }) => contextValue.user === 'ann' });
     const reply = await server.post(itemsQuery(4), { user: 'ann', headers: { 'graphql-budget-debug': 'fields' } });
     const fields = costOf(reply).fields;
     expect(fields).toBeDefined();
@@ -305,10 +317,13 @@ describe('debug header', () => {
 
     const plain = await server.post(itemsQuery(4), { user: 'ann' });
     expect(costOf(plain).fields).toBeUndefined();
+
+    const other = await server.post(itemsQuery(4), { user: 'bob', headers: { 'graphql-budget-debug': 'fields' } });
+    expect(costOf(other).fields).toBeUndefined();
   });
 
   it('is ignored when exposeCost is false', async () => {
-    const { server } = await start({ exposeCost: false });
+    const { server } = await start({ exposeCost: false, fieldBreakdown: true });
     const reply = await server.post(itemsQuery(4), { user: 'ann', headers: { 'graphql-budget-debug': 'fields' } });
     expect(reply.body.extensions).toBeUndefined();
   });

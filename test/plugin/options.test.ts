@@ -18,6 +18,12 @@ describe('option validation at construction', () => {
     [{ identify, policy: { capacity: 10, refillPerSecond: -1 } }, RangeError, /`policy`\.refillPerSecond/],
     [{ identify, policy: { capacity: '10', refillPerSecond: 1 } }, TypeError, /`policy`\.capacity/],
     [{ identify, policy: { capacity: Infinity, refillPerSecond: 1 } }, RangeError, /`policy`\.capacity/],
+    // The stores' own bound (refilling from empty within 1e9 s), checked here with the stores' code.
+    [
+      { identify, policy: { capacity: 1000, refillPerSecond: 1e-7 } },
+      RangeError,
+      /`policy`\.capacity \/ policy\.refillPerSecond/,
+    ],
     [{ identify, store: {} }, TypeError, /`store`/],
     [{ identify, mode: 'shadow' }, RangeError, /`mode`/],
     [{ identify, maxCost: 0 }, RangeError, /`maxCost`/],
@@ -35,7 +41,11 @@ describe('option validation at construction', () => {
     [{ identify, exposeCost: 'always' }, TypeError, /`exposeCost`/],
     [{ identify, policyName: 'bad "name"' }, RangeError, /`policyName`/],
     [{ identify, debugHeader: 'X Debug' }, RangeError, /`debugHeader`/],
-    [{ identify, estimateCacheSize: -1 }, RangeError, /`estimateCacheSize`/],
+    [{ identify, fieldBreakdown: 'yes' }, TypeError, /`fieldBreakdown`/],
+    [{ identify, estimateCacheMaxBytes: -1 }, RangeError, /`estimateCacheMaxBytes`/],
+    [{ identify, estimateCacheMaxBytes: 1.5 }, RangeError, /`estimateCacheMaxBytes`/],
+    // The entry-count option of the first release is refused with a pointer to its replacement.
+    [{ identify, estimateCacheSize: 1000 }, TypeError, /`estimateCacheSize`.*`estimateCacheMaxBytes`/],
   ])('%o throws %o naming the option', (options, type, message) => {
     expect(() => build(options)).toThrow(type);
     expect(() => build(options)).toThrow(message);
@@ -48,7 +58,7 @@ describe('option validation at construction', () => {
         store: new MemoryBucketStore(),
         policy: { capacity: 5, refillPerSecond: 0 },
         defaultListSize: 0,
-        estimateCacheSize: 0,
+        estimateCacheMaxBytes: 0,
         circuitBreaker: { cooldownMs: 0 },
       }),
     ).not.toThrow();

@@ -1,0 +1,180 @@
+import type {
+  BaseContext,
+  GraphQLRequestContextDidResolveOperation,
+  GraphQLRequestContextWillSendResponse,
+} from '@apollo/server';
+import type { GraphQLSchema } from 'graphql';
+import {
+  createCostAnalyzer,
+  defaultChargedCost,
+  type CostAnalyzer,
+  type CostAnalyzerOptions,
+} from '../cost/analyzer.js';
+import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
+import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
+import { costErrorRecord, type CostErrorRecord } from './errors.js';
+import { isIntrospectionOnly } from './introspection.js';
+
+/** Most entries of a per-field breakdown returned to a client. */
+export const MAX_BREAKDOWN_ENTRIES = 1000;
+
+/** What an operation is charged up front. */
+export type Price =
+  | {
+      /** Tokens to take before execution. */
+      readonly requested: number;
+      /** The per-field breakdown, when asked for (at most `MAX_BREAKDOWN_ENTRIES` entries). */
+      readonly fields?: FieldCostBreakdown[];
+      /** True when the breakdown had more entries than were kept. */
+      readonly fieldsTruncated?: boolean;
+    }
+  | {
+      /** The operation cannot be priced: the client's mistake (HTTP 400). */
+      readonly error: CostErrorRecord;
+    };
+
+export interface PricingOptions {
+  analyzer: CostAnalyzerOptions;
+  /** The `cost` option: tokens charged for an estimate. */
+  cost: ((estimate: CostEstimate) => number) | undefined;
+  estimateCacheMaxBytes: number;
+}
+
+/** Thrown when the `cost` option returns something that is not a charge. */
+export class ChargeFunctionError extends TypeError {}
+
+/**
+ * Prices operations for the plugin: the estimate before execution (through a byte-bounded cache),
+ * and after execution what the operation is finally charged.
+ *
+ * After execution (see `settledCharge`), only work that was not done is refunded: a response with no
+ * `data` at all never executed (rejected by another plugin, or variables that fail coercion) and
+ * is refunded in full; otherwise the cost engine's actual cost prices subtrees nulled by an error
+ * at their estimate and root mutation fields that ran at their estimate, so only list shortfalls in
+ * healthy subtrees come back.
+ */
+export class OperationPricer {
+  readonly #options: PricingOptions;
+  readonly #charged: (estimate: CostEstimate) => number;
+  readonly #cache: EstimateCache;
+  #analyzer: CostAnalyzer | undefined;
+
+  constructor(options: PricingOptions) {
+    this.#options = options;
+    this.#charged = options.cost ?? defaultChargedCost;
+    this.#cache = new EstimateCache(options.estimateCacheMaxBytes);
+  }
+
+  /** Reads the schema's cost directives (`schemaDidLoadOrUpdate`); throws `CostSchemaError` when invalid. */
+  load(schema: GraphQLSchema): void {
+    this.#analyzer = createCostAnalyzer(schema, this.#options.analyzer);
+    this.#cache.clear();
+  }
+
+  /**
+   * The up-front price of the operation. A cost-engine error (work cap, invalid variables, a missing
+   * slicing argument) is returned as `{ error }`; anything else thrown is a server fault.
+   */
+  async price<TContext extends BaseContext>(
+    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+    breakdown: boolean,
+  ): Promise<Price> {
+    const outcome = breakdown ? this.#estimateFresh(requestContext, true) : await this.#estimateCached(requestContext);
+    if ('error' in outcome) return outcome;
+    const { estimate } = outcome;
+    const { operation } = requestContext;
+    const free =
+      this.#options.analyzer.introspectionIsFree === true &&
+      operation !== undefined &&
+      isIntrospectionOnly(requestContext.document, operation);
+    const requested = free ? 0 : this.chargeOf(estimate);
+    if (!breakdown) return { requested };
+    const fields = estimate.fields ?? [];
+    if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };
+    return { requested, fields: fields.slice(0, MAX_BREAKDOWN_ENTRIES), fieldsTruncated: true };
+  }
+
+  /**
+   * Tokens the executed operation is finally charged, never more than `requested`; null when it
+   * cannot be measured (incremental delivery), in which case nothing is refunded.
+   */
+  settledCharge<TContext extends BaseContext>(
+    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
+    requested: number,
+  ): number | null {
+    if (requested === 0) return 0;
+    const body = requestContext.response.body;
+    if (body.kind !== 'single') return null;
+    const { data } = body.singleResult;
+    // graphql-js returns no `data` only when it ran no resolver: nothing was done.
+    if (data === undefined) return 0;
+    const analyzer = this.#analyzer;
+    if (analyzer === undefined || requestContext.document === undefined) return requested;
+    try {
+      const actual = analyzer.actual({
+        document: requestContext.document,
+        operationName: requestContext.request.operationName ?? null,
+        variables: requestContext.request.variables ?? null,
+        data,
+      });
+      return Math.min(requested, this.chargeOf(actual));
+    } catch (error) {
+      requestContext.logger.warn(
+        `graphql-budget: could not measure the actual cost (${error instanceof Error ? error.message : String(error)}); nothing refunded.`,
+      );
+      return requested;
+    }
+  }
+
+  /** The `cost` option applied to an estimate, checked. */
+  chargeOf(estimate: CostEstimate): number {
+    let value: unknown;
+    try {
+      value = this.#charged(estimate);
+    } catch (error) {
+      throw new ChargeFunctionError(
+        `\`cost\` threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        { cause: error },
+      );
+    }
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+      throw new ChargeFunctionError(`\`cost\` returned ${String(value)}; it must return a number ≥ 0 (or Infinity).`);
+    }
+    return value;
+  }
+
+  async #estimateCached<TContext extends BaseContext>(
+    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+  ): Promise<CachedEstimate> {
+    const { request } = requestContext;
+    const key = estimateCacheKey(requestContext.queryHash, request.operationName, request.variables);
+    const cached = key === undefined ? undefined : await this.#cache.get(key);
+    if (cached !== undefined) return cached;
+    const entry = this.#estimateFresh(requestContext, false);
+    if (key !== undefined) this.#cache.set(key, entry);
+    return entry;
+  }
+
+  #estimateFresh<TContext extends BaseContext>(
+    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+    breakdown: boolean,
+  ): CachedEstimate {
+    const analyzer = this.#analyzer;
+    if (analyzer === undefined) throw new Error('queryBudgetPlugin: the schema has not been loaded yet.');
+    const { document, request } = requestContext;
+    try {
+      return {
+        estimate: analyzer.estimate({
+          document,
+          operationName: request.operationName ?? null,
+          variables: request.variables ?? null,
+          breakdown,
+        }),
+      };
+    } catch (error) {
+      const record = costErrorRecord(error);
+      if (record === undefined) throw error;
+      return { error: record };
+    }
+  }
+}
