@@ -42,6 +42,8 @@ export async function createBookstoreServer(options: BookstoreServerOptions): Pr
         identify: ({ contextValue }) => contextValue.caller.id,
         // How much they may spend: their tier's bucket.
         policy: ({ contextValue }) => TIERS[contextValue.caller.tier],
+        // Who may see the per-field cost breakdown (graphql-budget-debug: fields): paying callers.
+        fieldBreakdown: ({ contextValue }) => contextValue.caller.tier === 'pro',
       }),
     ],
   });

@@ -74,10 +74,12 @@ function logConnection(client: Redis | Cluster, where: string, log: (line: strin
   client.on('error', (error: Error) => {
     if (down) return;
     down = true;
-    log(`Redis at ${where} is unreachable (${error.message}); requests run unlimited until it is back.`);
+    log(
+      `Redis at ${where} is unreachable (${error.message}); each server process charges its own in-process buckets until it is back.`,
+    );
   });
   client.on('ready', () => {
-    if (down) log(`Redis at ${where} is back; budgets are enforced again.`);
+    if (down) log(`Redis at ${where} is back; budgets are shared through it again.`);
     down = false;
   });
 }

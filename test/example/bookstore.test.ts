@@ -191,27 +191,38 @@ describe('with REDIS_URL pointing at a Redis that is down, then comes up', () =>
     return { status: response.status, throttleStatus: body.extensions.cost.throttleStatus, data: body.data };
   };
 
-  it('starts anyway, says so, and serves requests unlimited (fail-open)', async () => {
+  it("starts anyway, says so, and charges each caller in this process meanwhile ('local')", async () => {
     expect(app.lines.some((line) => line.includes('is unreachable'))).toBe(true);
     const started = performance.now();
     const answer = await ask();
     expect(performance.now() - started).toBeLessThan(2_000); // not ioredis' ~70 s of retries
-    expect(answer).toEqual({ status: 200, throttleStatus: null, data: { book: { title: 'The Distant Harbour' } } });
+    expect(answer.status).toBe(200);
+    expect(answer.data).toEqual({ book: { title: 'The Distant Harbour' } });
+    // Charged against an in-process bucket with carol's policy (free tier: 100, 5 per second).
+    expect(answer.throttleStatus).toMatchObject({ maximumAvailable: 100, restoreRate: 5 });
   });
 
-  it('enforces budgets again once Redis is up', async () => {
+  it('shares budgets through Redis again once it is up', async () => {
     redis = await startRedisServer({ port });
     const deadline = Date.now() + 15_000;
     while (!app.lines.some((line) => line.includes('is back')) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     expect(app.lines.some((line) => line.includes('is back'))).toBe(true);
-    let answer = await ask();
-    // The plugin's circuit breaker probes the store again after its cool-down (500 ms by default).
-    while (answer.throttleStatus === null && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      answer = await ask();
+    // The plugin's circuit breaker probes the store again after its cool-down (500 ms by default);
+    // from then on carol's bucket lives in Redis.
+    const client = new Redis(redis.url, { lazyConnect: true });
+    try {
+      await client.connect();
+      let keys: string[] = [];
+      while (keys.length === 0 && Date.now() < deadline) {
+        await ask();
+        keys = await client.keys('gb:k:key:carol');
+        if (keys.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(keys).toEqual(['gb:k:key:carol']);
+    } finally {
+      client.disconnect();
     }
-    expect(answer.throttleStatus).toMatchObject({ maximumAvailable: 100, restoreRate: 5 });
   });
 });
 
