@@ -6,7 +6,7 @@ import { CostTable } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
 import { FieldCollector } from './field-collector.js';
-import { resolveOperation } from './operation.js';
+import { operationIndex, resolveOperation } from './operation.js';
 import type {
   ActualRequest,
   ComplexityEstimator,
@@ -114,13 +114,14 @@ function actualWith(table: CostTable, settings: Settings, costers: CosterCache, 
 }
 
 /**
- * The actual-cost walker of one (document, operation name, variables). A walker holds only what the
+ * The actual-cost walker of one (document, operation, variables). A walker holds only what the
  * request determines (the resolved operation, collected fields, priced field calls), so one made for
  * an earlier response of the same request prices the next one identically, without resolving,
- * collecting and pricing again.
+ * collecting and pricing again. The operation is named by `operationName`, or by its position in the
+ * document when it is given.
  */
 function costerOf(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): ActualCoster {
-  const key = costerKey(request.operationName, request.variables);
+  const key = costerKey(operationSelector(request), request.variables);
   let forDocument = costers.get(request.document);
   const cached = key === undefined ? undefined : forDocument?.get(key);
   if (cached !== undefined) return cached;
@@ -138,17 +139,29 @@ function costerOf(table: CostTable, settings: Settings, costers: CosterCache, re
 }
 
 /**
- * `operationName` and the variables as JSON, or undefined unless the variables hold only JSON values
- * that serialize one way (strings, finite numbers other than -0, booleans, null, arrays, plain
+ * What picks the operation in a walker's key: the given operation's position in the document (a
+ * number), else `operationName` (a string or null); undefined for an operation that is not the
+ * document's (no key: `resolveOperation` rejects it).
+ */
+function operationSelector(request: ActualRequest): string | number | null | undefined {
+  if (request.operation === undefined) return request.operationName ?? null;
+  const index = operationIndex(request.document, request.operation);
+  return index === -1 ? undefined : index;
+}
+
+/**
+ * The operation selector and the variables as JSON, or undefined unless the variables hold only JSON
+ * values that serialize one way (strings, finite numbers other than -0, booleans, null, arrays, plain
  * objects of enumerable members none undefined): two requests with the same key then coerce to the
  * same variables.
  */
 function costerKey(
-  operationName: string | null | undefined,
+  operation: string | number | null | undefined,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
+  if (operation === undefined) return undefined;
   if (variables !== null && variables !== undefined && !isPlainJson(variables, 0)) return undefined;
-  const key = JSON.stringify([operationName ?? null, variables ?? null]);
+  const key = JSON.stringify([operation, variables ?? null]);
   return key.length > MAX_COSTER_KEY_LENGTH ? undefined : key;
 }
 

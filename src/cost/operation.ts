@@ -15,18 +15,23 @@ export interface ResolvedOperation {
 export interface OperationRequest {
   readonly document: DocumentNode;
   readonly operationName?: string | null | undefined;
+  readonly operation?: OperationDefinitionNode | undefined;
   readonly variables?: Readonly<Record<string, unknown>> | null | undefined;
 }
 
 /**
- * Picks the operation to price and coerces the raw request variables with graphql-js
+ * Picks the operation to price (the given `operation`, else the one `operationName` names) and coerces the raw request variables with graphql-js
  * (`getVariableValues`, GraphQL spec "CoerceVariableValues"), as execution will.
  *
  * @throws {CostAnalysisError} `OPERATION_RESOLUTION_FAILURE` when no single operation matches;
  * `BAD_USER_INPUT` when the variables do not fit the operation's variable definitions.
+ * @throws {TypeError} when the given `operation` is not one of the document's definitions.
  */
 export function resolveOperation(schema: GraphQLSchema, request: OperationRequest): ResolvedOperation {
-  const operation = getOperationAST(request.document, request.operationName ?? undefined);
+  const operation =
+    request.operation === undefined
+      ? getOperationAST(request.document, request.operationName ?? undefined)
+      : givenOperation(request.document, request.operation);
   if (!operation) {
     throw new CostAnalysisError(
       CostErrorCode.unknownOperation,
@@ -59,4 +64,18 @@ export function resolveOperation(schema: GraphQLSchema, request: OperationReques
     throw new CostAnalysisError(CostErrorCode.invalidVariables, messages.join(' '), operation.variableDefinitions);
   }
   return { operation, rootType, fragments, variables: coerced.coerced };
+}
+
+/** The given operation, checked to be one of the document's definitions. */
+function givenOperation(document: DocumentNode, operation: OperationDefinitionNode): OperationDefinitionNode {
+  if (operationIndex(document, operation) === -1) {
+    throw new TypeError("The cost engine was given an `operation` that is not one of the `document`'s definitions.");
+  }
+  return operation;
+}
+
+/** Where the operation stands among the document's definitions, or -1 if it is not one of them. */
+export function operationIndex(document: DocumentNode, operation: OperationDefinitionNode): number {
+  const index = document.definitions.indexOf(operation);
+  return index !== -1 && operation.kind === Kind.OPERATION_DEFINITION ? index : -1;
 }

@@ -1,4 +1,11 @@
-import type { DocumentNode, FieldNode, GraphQLCompositeType, GraphQLField, GraphQLSchema } from 'graphql';
+import type {
+  DocumentNode,
+  FieldNode,
+  GraphQLCompositeType,
+  GraphQLField,
+  GraphQLSchema,
+  OperationDefinitionNode,
+} from 'graphql';
 
 /** The IBM cost spec's two numbers for one operation. */
 export interface CostEstimate {
@@ -72,8 +79,13 @@ export interface CostAnalyzerOptions {
 export interface CostRequest {
   /** A parsed and validated document. */
   document: DocumentNode;
-  /** Required when the document holds more than one operation. */
+  /** Required when the document holds more than one operation (unless `operation` is given). */
   operationName?: string | null;
+  /**
+   * The operation to price when the caller has already resolved it (Apollo Server's
+   * `requestContext.operation`): one of `document`'s definitions. `operationName` is then not read.
+   */
+  operation?: OperationDefinitionNode;
   /** Raw request variables (not yet coerced). */
   variables?: Readonly<Record<string, unknown>> | null;
 }
@@ -96,6 +108,7 @@ export interface CostAnalyzer {
   /**
    * The static IBM estimate of one operation.
    * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables.
+   * @throws {TypeError} when the given `operation` is not one of `document`'s operations.
    */
   estimate(request: EstimateRequest): CostEstimate;
   /**
