@@ -29,7 +29,7 @@ interface Settings {
 const defaults = {
   defaultListSize: 10,
   maxNodes: 10_000,
-  introspectionIsFree: true,
+  introspectionIsFree: false,
 } as const;
 
 const tables = new WeakMap<GraphQLSchema, CostTable>();

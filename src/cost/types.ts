@@ -60,9 +60,12 @@ export interface CostAnalyzerOptions {
    */
   maxNodes?: number;
   /**
-   * Whether `__schema` and `__type` and everything below them cost nothing. `__typename` always
-   * costs nothing (IBM spec).
-   * @default true
+   * Whether `__schema` and `__type` and everything below them cost nothing. By default they are
+   * priced like any other field, with the default weights (the IBM spec makes only `__typename`
+   * free, and it always is). Unsafe wherever introspection is enabled: nested introspection
+   * (`__schema { types { fields { type { fields { … } } } } }`) is real work for the server, and
+   * would then cost nothing.
+   * @default false
    */
   introspectionIsFree?: boolean;
   /**

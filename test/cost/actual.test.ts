@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createCostAnalyzer } from '../../src/cost/analyzer.js';
 import { costSchema } from './support.js';
 
 const shop = costSchema(`
@@ -95,11 +96,12 @@ describe('actual cost of a response', () => {
     expect(actual(query, { users: [user, user], book: { title: 't' } })).toEqual(estimate(query));
   });
 
-  it('makes introspection free', () => {
-    expect(actual('{ __schema { queryType { name } } }', { __schema: { queryType: { name: 'Query' } } })).toEqual({
-      typeCost: 1,
-      fieldCost: 0,
-    });
+  it('prices introspection like any field by default, and as free with introspectionIsFree', () => {
+    const query = '{ __schema { queryType { name } } }';
+    const data = { __schema: { queryType: { name: 'Query' } } };
+    expect(actual(query, data)).toEqual({ typeCost: 3, fieldCost: 2 });
+    const free = createCostAnalyzer(shop.schema, { introspectionIsFree: true });
+    expect(free.actual({ document: shop.documentOf(query), data })).toEqual({ typeCost: 1, fieldCost: 0 });
   });
 
   it('never exceeds the estimate when every list respects its estimated size', () => {

@@ -232,17 +232,20 @@ describe('field collection', () => {
 });
 
 describe('introspection', () => {
-  it('makes __schema and __type free by default', () => {
-    expectCost('{ __schema { types { name fields { name } } } __type(name: "Book") { name } }').toEqual({
-      typeCost: 1,
-      fieldCost: 0,
+  it('prices __schema and __type like any selection by default (only __typename is free)', () => {
+    // types and fields are un-annotated lists: defaultListSize (10) each.
+    expectCost('{ __schema { types { fields { type { name } } } } }').toEqual({
+      typeCost: 1 + 1 + 10 * (1 + 10 * (1 + 1)),
+      fieldCost: 1 + 1 + 10 * (1 + 10 * 1),
     });
+    expectCost('{ __type(name: "Book") { name } __typename }').toEqual({ typeCost: 2, fieldCost: 1 });
   });
-  it('prices introspection like any selection when introspectionIsFree is false', () => {
-    const { schema } = library;
-    const analyzer = createCostAnalyzer(schema, { introspectionIsFree: false, defaultListSize: 2 });
-    const { typeCost, fieldCost } = analyzer.estimate({ document: parse('{ __schema { types { name } } }') });
-    expect({ typeCost, fieldCost }).toEqual({ typeCost: 1 + 1 + 2, fieldCost: 1 + 1 });
+  it('makes __schema and __type and everything below them free with introspectionIsFree', () => {
+    const analyzer = createCostAnalyzer(library.schema, { introspectionIsFree: true });
+    const { typeCost, fieldCost } = analyzer.estimate({
+      document: parse('{ __schema { types { name fields { name } } } __type(name: "Book") { name } }'),
+    });
+    expect({ typeCost, fieldCost }).toEqual({ typeCost: 1, fieldCost: 0 });
   });
 });
 
