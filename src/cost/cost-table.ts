@@ -39,6 +39,8 @@ export interface ListSizeRule {
   /** Each slicing argument as a path: `["first"]`, or `["filter", "max"]` for `"filter.max"`. */
   readonly slicingArguments: readonly (readonly string[])[];
   readonly sizedFields: readonly string[];
+  /** Whether an operation must give exactly one slicing argument a value (the spec's default, true). */
+  readonly requireOneSlicingArgument: boolean;
 }
 
 /** What a field costs to resolve, before arguments, and the shape of what it returns. */
@@ -290,7 +292,8 @@ function readListSize(field: AnyField, coordinate: string, problems: string[]): 
   const sizedFields = (values.sizedFields as string[] | null | undefined) ?? [];
   checkSizedFields(field, sizedFields, coordinate, problems);
   if (problems.length > before) return undefined;
-  return { assumedSize, slicingArguments, sizedFields };
+  const requireOneSlicingArgument = values.requireOneSlicingArgument !== false;
+  return { assumedSize, slicingArguments, sizedFields, requireOneSlicingArgument };
 }
 
 function checkSlicingArgument(field: AnyField, path: readonly string[], coordinate: string, problems: string[]): void {

@@ -11,6 +11,12 @@ export const CostErrorCode = {
   unknownOperation: 'OPERATION_RESOLUTION_FAILURE',
   /** A graphql-query-complexity estimator failed or returned no usable number. */
   estimatorFailed: 'COST_ESTIMATOR_FAILED',
+  /**
+   * A field whose `@listSize` requires one slicing argument (`requireOneSlicingArgument`, true by
+   * default) got a value for none or for several. The code Apollo Router's demand control reports
+   * for the same rule.
+   */
+  slicingArguments: 'COST_QUERY_PARSE_FAILURE',
 } as const;
 
 export type CostErrorCode = (typeof CostErrorCode)[keyof typeof CostErrorCode];

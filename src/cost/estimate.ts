@@ -40,7 +40,9 @@ interface Trace {
  *   its collected selection (typeCost and fieldCost maximised separately).
  * - List size: a slicing argument or `assumedSize` of the field's `@listSize`; with `sizedFields`
  *   that size goes to the named child lists instead, and the field's own list falls back to
- *   `defaultListSize`. A nested list `[[T]]` multiplies by the size once per list level.
+ *   `defaultListSize`. A nested list `[[T]]` multiplies by the size once per list level. A field
+ *   whose `@listSize` requires one slicing argument and gets none or several is rejected
+ *   (`priceFieldCall`).
  *
  * The cost of a (type, merged selection sets, inherited size) is memoized, so the work is linear in
  * the distinct selections reached after fragment expansion (the breakdown disables the memo).

@@ -16,6 +16,7 @@ import type {
   GraphQLSchema,
 } from 'graphql';
 import type { CostTable, FieldCostRule, ListSizeRule } from './cost-table.js';
+import { CostAnalysisError, CostErrorCode } from './errors.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
 
@@ -53,7 +54,7 @@ export class FieldCallCache {
     let call = this.calls.get(nodes);
     if (call === undefined) {
       const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
-      call = definition === undefined ? null : priceFieldCall(this.table, definition, nodes, this.variables);
+      call = definition === undefined ? null : priceFieldCall(this.table, parent, definition, nodes, this.variables);
       this.calls.set(nodes, call);
     }
     return call;
@@ -79,9 +80,13 @@ export function fieldDefinition(schema: GraphQLSchema, parent: GraphQLObjectType
  * absent value without default excluded) and of the input fields inside it, plus the weights of
  * the arguments of directives on the selection. A negative weight offsets its own field only: the
  * sum is clamped at 0. List arguments pay their weight once, then the input fields of every element.
+ *
+ * @throws {CostAnalysisError} `COST_QUERY_PARSE_FAILURE` when the field's `@listSize` requires one
+ * slicing argument and the call gives a value to none or to several (see `expectedListSize`).
  */
 export function priceFieldCall(
   table: CostTable,
+  parent: GraphQLObjectType,
   definition: AnyField,
   nodes: readonly FieldNode[],
   variables: Variables,
@@ -110,7 +115,8 @@ export function priceFieldCall(
     rule,
     callCost: Math.max(0, cost),
     listSize: rule.listSize,
-    expectedSize: rule.listSize === undefined ? undefined : expectedListSize(rule.listSize, args),
+    expectedSize:
+      rule.listSize === undefined ? undefined : expectedListSize(rule.listSize, args, parent, definition, first),
     isIntrospection: definition === SchemaMetaFieldDef || definition === TypeMetaFieldDef,
   };
 }
@@ -154,17 +160,71 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
 /**
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
  * `null` suppresses a default; negative values count as 0), else `assumedSize`, else undefined.
+ *
+ * With `requireOneSlicingArgument` (true unless the schema says false) exactly one slicing argument
+ * must have a non-null value after coercion: a literal, a variable, an operation default or a schema
+ * default (of the argument, or of the input field a path such as `filter.first` reads) counts; an
+ * explicit `null` or an absent value does not. Otherwise the operation is rejected, as the spec's
+ * validation and Apollo Router's demand control do: a client that omits `first` would otherwise be
+ * priced at `assumedSize` or `defaultListSize` for a resolver that may return everything.
  */
-function expectedListSize(rule: ListSizeRule, args: Readonly<Record<string, unknown>>): number | undefined {
+function expectedListSize(
+  rule: ListSizeRule,
+  args: Readonly<Record<string, unknown>>,
+  parent: GraphQLObjectType,
+  definition: AnyField,
+  node: FieldNode,
+): number | undefined {
   let size: number | undefined;
+  let given = 0;
   for (const path of rule.slicingArguments) {
-    let value: unknown = args;
-    for (const segment of path) {
-      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
-    }
+    const value = valueAt(args, path);
+    if (value !== null && value !== undefined) given += 1;
     if (typeof value === 'number' && Number.isFinite(value)) {
       size = Math.max(size ?? 0, Math.max(0, value));
     }
   }
+  if (rule.requireOneSlicingArgument && rule.slicingArguments.length > 0 && given !== 1) {
+    throw slicingArgumentsError(rule, args, `${parent.name}.${definition.name}`, node);
+  }
   return size ?? rule.assumedSize;
+}
+
+function slicingArgumentsError(
+  rule: ListSizeRule,
+  args: Readonly<Record<string, unknown>>,
+  coordinate: string,
+  node: FieldNode,
+): CostAnalysisError {
+  const names = rule.slicingArguments.map((path) => path.join('.'));
+  const wanted =
+    names.length === 1
+      ? `its slicing argument ${names[0]}, which bounds`
+      : `exactly one of its slicing arguments ${joined(names, 'or')}, which bound`;
+  const given = rule.slicingArguments
+    .filter((path) => (valueAt(args, path) ?? null) !== null)
+    .map((path) => path.join('.'));
+  const got =
+    given.length === 0
+      ? 'none was given (an explicit null does not count)'
+      : `${joined(given, 'and')} were given. Pass only one of them`;
+  return new CostAnalysisError(
+    CostErrorCode.slicingArguments,
+    `${coordinate} needs a value for ${wanted} the list it returns; ${got}.`,
+    node,
+  );
+}
+
+/** The coerced value of a slicing argument path (`["filter", "first"]`), undefined when absent. */
+function valueAt(args: Readonly<Record<string, unknown>>, path: readonly string[]): unknown {
+  let value: unknown = args;
+  for (const segment of path) {
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
+  }
+  return value;
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function joined(names: readonly string[], conjunction: string): string {
+  return names.length === 1 ? (names[0] as string) : `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}`;
 }

@@ -110,7 +110,9 @@ export interface CostAnalyzer {
   readonly schema: GraphQLSchema;
   /**
    * The static IBM estimate of one operation.
-   * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables.
+   * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables; and
+   * `COST_QUERY_PARSE_FAILURE` when a field whose `@listSize` requires one slicing argument
+   * (`requireOneSlicingArgument`, true by default) gets a value for none or for several.
    * @throws {TypeError} when the given `operation` is not one of `document`'s operations.
    */
   estimate(request: EstimateRequest): CostEstimate;

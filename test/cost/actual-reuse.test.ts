@@ -11,7 +11,8 @@ const { schema, analyzer } = costSchema(`
   }
   type User {
     age: Int @cost(weight: "2")
-    friends(first: Int): [User] @listSize(slicingArguments: ["first"])
+    # Without a value for first, friends are priced at defaultListSize: null, 0 and absent differ.
+    friends(first: Int): [User] @listSize(slicingArguments: ["first"], requireOneSlicingArgument: false)
   }
   type Video @cost(weight: "4") { length: Int @cost(weight: "1") }
   type Audio { codec: String @cost(weight: "30") }

@@ -38,7 +38,10 @@ describe('actual cost of a response', () => {
   it('counts only non-null objects, and nothing for absent keys or null data', () => {
     expect(actual('{ book { title } }', { book: null })).toEqual({ typeCost: 1, fieldCost: 1 });
     expect(actual('{ book { title } }', { book: { title: 'x' } })).toEqual({ typeCost: 2, fieldCost: 1 });
-    expect(actual('{ book { title } users { age } }', { book: { title: 'x' } })).toEqual({ typeCost: 2, fieldCost: 1 });
+    expect(actual('{ book { title } users(max: 2) { age } }', { book: { title: 'x' } })).toEqual({
+      typeCost: 2,
+      fieldCost: 1,
+    });
     expect(actual('{ book { title } }', null)).toEqual({ typeCost: 0, fieldCost: 0 });
   });
 
