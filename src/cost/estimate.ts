@@ -12,12 +12,6 @@ export interface EstimateSettings {
   readonly introspectionIsFree: boolean;
 }
 
-/** The size `@listSize(sizedFields:)` of the enclosing field hands to its child lists. */
-interface SizedFields {
-  readonly names: readonly string[];
-  readonly size: number;
-}
-
 /** Where a breakdown entry goes: response path so far and the product of enclosing list sizes. */
 interface Trace {
   readonly path: string;
@@ -46,19 +40,20 @@ interface Trace {
  *
  * The cost of a (type, merged selection sets, inherited size) is memoized, so the work is linear in
  * the distinct selections reached after fragment expansion (the breakdown disables the memo).
+ *
+ * Throughout, `enclosing` is the field whose selection is being priced (undefined at the root): its
+ * `@listSize(sizedFields:)` may size the lists below it.
  */
 export class StaticEstimator {
   private readonly memo = new Map<string, Cost>();
-  private readonly calls: FieldCallCache;
 
   constructor(
     private readonly table: CostTable,
     private readonly operation: ResolvedOperation,
     private readonly collector: FieldCollector,
     private readonly settings: EstimateSettings,
-  ) {
-    this.calls = new FieldCallCache(table, operation.variables);
-  }
+    private readonly calls: FieldCallCache = new FieldCallCache(table, operation.variables),
+  ) {}
 
   estimate(breakdown: boolean): CostEstimate {
     const sink: FieldCostBreakdown[] | undefined = breakdown ? [] : undefined;
@@ -72,21 +67,48 @@ export class StaticEstimator {
     return estimate;
   }
 
+  /**
+   * One field call as `estimate()` prices it at one place: its call cost plus its list size times
+   * the estimate of its selection, each total clamped at 0. `selectionSets` are the merged
+   * selection sets below the field (none for a leaf).
+   */
+  fieldEstimate(call: FieldCall, selectionSets: readonly SelectionSetNode[], enclosing: FieldCall | undefined): Cost {
+    return this.callCost(call, '', selectionSets, enclosing, undefined);
+  }
+
+  /**
+   * One value of a list field `levels` list levels above its named type, as `estimate()` prices it
+   * (unclamped, as an item adds to its list): the field's list size once per remaining level, times
+   * one instance of the named type with the field's selection.
+   */
+  valueEstimate(
+    call: FieldCall,
+    selectionSets: readonly SelectionSetNode[],
+    enclosing: FieldCall | undefined,
+    levels: number,
+  ): Cost {
+    const size = this.listSize(call, enclosing);
+    let count = 1;
+    for (let level = 0; level < levels; level += 1) count = scale(count, size);
+    const instance = this.instanceCost(call, selectionSets, undefined);
+    return { typeCost: scale(count, instance.typeCost), fieldCost: scale(count, instance.fieldCost) };
+  }
+
   /** Cost of one instance of a composite type with the given merged selection sets. */
   private selectionCost(
     type: GraphQLCompositeType,
     selectionSets: readonly SelectionSetNode[],
-    sized: SizedFields | undefined,
+    enclosing: FieldCall | undefined,
     trace: Trace | undefined,
   ): Cost {
-    if (this.table.isObjectType(type)) return this.objectCost(type, selectionSets, sized, trace);
+    if (this.table.isObjectType(type)) return this.objectCost(type, selectionSets, enclosing, trace);
     let best = ZERO_COST;
     let bestTotal = Number.NEGATIVE_INFINITY;
     let bestEntries: FieldCostBreakdown[] = [];
     for (const possible of this.table.schema.getPossibleTypes(type)) {
       const entries: FieldCostBreakdown[] = [];
       const branch = trace === undefined ? undefined : { ...trace, sink: entries };
-      const cost = this.objectCost(possible, selectionSets, sized, branch);
+      const cost = this.objectCost(possible, selectionSets, enclosing, branch);
       if (cost.typeCost + cost.fieldCost > bestTotal) {
         bestTotal = cost.typeCost + cost.fieldCost;
         bestEntries = entries;
@@ -100,20 +122,23 @@ export class StaticEstimator {
   private objectCost(
     type: GraphQLObjectType,
     selectionSets: readonly SelectionSetNode[],
-    sized: SizedFields | undefined,
+    enclosing: FieldCall | undefined,
     trace: Trace | undefined,
   ): Cost {
     const collectKey = `${type.name}:${this.collector.keyOf(selectionSets)}`;
     let key: string | undefined;
-    if (trace === undefined)
-      key = sized === undefined ? collectKey : `${collectKey}|${sized.size}:${sized.names.join(',')}`;
+    if (trace === undefined) {
+      const sizedFields = sizedFieldsOf(enclosing);
+      key =
+        sizedFields === undefined ? collectKey : `${collectKey}|${enclosing?.expectedSize}:${sizedFields.join(',')}`;
+    }
     const cached = key === undefined ? undefined : this.memo.get(key);
     if (cached !== undefined) return cached;
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
     for (const [responseKey, nodes] of this.collector.collect(type, selectionSets, collectKey)) {
       this.collector.tick();
-      const field = this.fieldCost(type, responseKey, nodes, sized, trace);
+      const field = this.fieldCost(type, responseKey, nodes, enclosing, trace);
       typeCost += field.typeCost;
       fieldCost += field.fieldCost;
     }
@@ -126,42 +151,52 @@ export class StaticEstimator {
     parent: GraphQLObjectType,
     responseKey: string,
     nodes: readonly FieldNode[],
-    sized: SizedFields | undefined,
+    enclosing: FieldCall | undefined,
     trace: Trace | undefined,
   ): Cost {
     const call = this.calls.price(parent, nodes);
     if (call === null) return ZERO_COST;
     if (call.isIntrospection && this.settings.introspectionIsFree) return ZERO_COST;
+    const selectionSets = call.rule.returnsLeaf
+      ? NO_SELECTION_SETS
+      : nodes.map((node) => node.selectionSet as SelectionSetNode);
+    return this.callCost(call, responseKey, selectionSets, enclosing, trace);
+  }
 
-    const { listDepth, namedType: named, returnsLeaf } = call.rule;
-    const ownSizedFields = call.listSize?.sizedFields ?? [];
-    const childSized =
-      ownSizedFields.length > 0 && call.expectedSize !== undefined
-        ? { names: ownSizedFields, size: call.expectedSize }
-        : undefined;
-    const size = this.listSize(call, sized);
+  private callCost(
+    call: FieldCall,
+    responseKey: string,
+    selectionSets: readonly SelectionSetNode[],
+    enclosing: FieldCall | undefined,
+    trace: Trace | undefined,
+  ): Cost {
+    const size = this.listSize(call, enclosing);
     let count = 1;
-    for (let level = 0; level < listDepth; level += 1) count = scale(count, size);
+    for (let level = 0; level < call.rule.listDepth; level += 1) count = scale(count, size);
 
     const path = trace === undefined ? '' : trace.path === '' ? responseKey : `${trace.path}.${responseKey}`;
     trace?.sink.push({
       path,
       fieldCost: call.callCost,
-      typeCost: Math.max(0, scale(count, this.table.typeWeight(named))),
+      typeCost: Math.max(0, scale(count, this.table.typeWeight(call.rule.namedType))),
       multiplier: trace.multiplier,
     });
-    const child = returnsLeaf
-      ? { typeCost: this.table.typeWeight(named), fieldCost: 0 }
-      : this.selectionCost(
-          named as GraphQLCompositeType,
-          nodes.map((node) => node.selectionSet as SelectionSetNode),
-          childSized,
-          trace === undefined ? undefined : { path, multiplier: scale(trace.multiplier, count), sink: trace.sink },
-        );
+    const child = this.instanceCost(
+      call,
+      selectionSets,
+      trace === undefined ? undefined : { path, multiplier: scale(trace.multiplier, count), sink: trace.sink },
+    );
     return {
       typeCost: Math.max(0, scale(count, child.typeCost)),
       fieldCost: Math.max(0, call.callCost + scale(count, child.fieldCost)),
     };
+  }
+
+  /** One instance of the field's named type: its weight, and for a composite type its selection. */
+  private instanceCost(call: FieldCall, selectionSets: readonly SelectionSetNode[], trace: Trace | undefined): Cost {
+    const named = call.rule.namedType;
+    if (call.rule.returnsLeaf) return { typeCost: this.table.typeWeight(named), fieldCost: 0 };
+    return this.selectionCost(named as GraphQLCompositeType, selectionSets, call, trace);
   }
 
   /**
@@ -169,10 +204,20 @@ export class StaticEstimator {
    * field, else this field's slicing argument or `assumedSize` (unless its own `sizedFields` hand
    * that size down instead), else `defaultListSize`.
    */
-  private listSize(call: FieldCall, sized: SizedFields | undefined): number {
-    if (sized?.names.includes(call.definition.name)) return sized.size;
+  private listSize(call: FieldCall, enclosing: FieldCall | undefined): number {
+    if (enclosing?.expectedSize !== undefined && sizedFieldsOf(enclosing)?.includes(call.definition.name)) {
+      return enclosing.expectedSize;
+    }
     const handsSizeDown = (call.listSize?.sizedFields.length ?? 0) > 0;
     if (!handsSizeDown && call.expectedSize !== undefined) return call.expectedSize;
     return this.settings.defaultListSize;
   }
+}
+
+const NO_SELECTION_SETS: readonly SelectionSetNode[] = [];
+
+/** The fields a call's `@listSize(sizedFields:)` hands its size to, when it has a size to hand. */
+function sizedFieldsOf(call: FieldCall | undefined): readonly string[] | undefined {
+  const names = call?.listSize?.sizedFields;
+  return names !== undefined && names.length > 0 && call?.expectedSize !== undefined ? names : undefined;
 }
