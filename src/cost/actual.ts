@@ -1,8 +1,10 @@
-import { isObjectType } from 'graphql';
+import { OperationTypeNode, isObjectType } from 'graphql';
 import type { FieldNode, GraphQLAbstractType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable, FieldCostRule } from './cost-table.js';
 import { maxCost, reported, ZERO_COST, type Cost } from './cost-math.js';
-import { FieldCallCache } from './field-call.js';
+import { errorPathsOf, type ErrorPaths, type ResponseError } from './error-paths.js';
+import { StaticEstimator, type EstimateSettings } from './estimate.js';
+import { FieldCallCache, type FieldCall } from './field-call.js';
 import type { CollectedFields, FieldCollector } from './field-collector.js';
 import type { ResolvedOperation } from './operation.js';
 import type { CostEstimate } from './types.js';
@@ -11,7 +13,8 @@ type ResponseObject = Readonly<Record<string, unknown>>;
 
 /**
  * The cost of what a response actually returned: the static estimate's rules (see
- * `StaticEstimator`) applied to the response `data` instead of to assumed sizes.
+ * `StaticEstimator`) applied to the response `data` instead of to assumed sizes, except where an
+ * error hid the work that was done.
  *
  * - A field is paid (its call cost) when its response key is present in its parent object, even
  *   when its value is null; a field absent from the data (parent nulled, partial data) is not.
@@ -20,6 +23,14 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  *   Without `__typename`, the possible types whose collected response keys match the object's
  *   keys are candidates and the costliest is taken (all possible types if none match); the
  *   result then stays an upper bound, like the estimate.
+ * - Work an error hid is charged at the estimate, since it may have run: `data: null` (an error
+ *   nulled the root) costs the whole estimate; a field whose value is null where an error's path
+ *   passes through or ends costs its estimate at that place (slicing arguments, `assumedSize`,
+ *   the enclosing field's `sizedFields`, abstract types at their costliest), and a null list item
+ *   on an error's path one item of it (the remaining list levels). A null no error path reaches
+ *   is legitimate and costs its call only. Without errors the walk allocates nothing more.
+ * - A mutation's root fields present in the data ran, with their side effects: each costs its
+ *   estimate, whatever it returned.
  * - Clamping at 0 happens per field, as in the estimate; so `actual ≤ estimate` whenever every
  *   list is no longer than its estimated size.
  */
@@ -30,46 +41,102 @@ export class ActualCoster {
   /** The collector's answers by selection-set array and type, without building its string key per object. */
   private readonly collected = new Map<readonly SelectionSetNode[], Map<GraphQLObjectType, CollectedFields>>();
   private readonly rootSelectionSets: readonly SelectionSetNode[];
+  /** Prices the subtrees errors nulled; made on the first response that has one. */
+  private estimator: StaticEstimator | undefined;
 
   constructor(
     private readonly table: CostTable,
     private readonly operation: ResolvedOperation,
     private readonly collector: FieldCollector,
-    private readonly introspectionIsFree: boolean,
+    private readonly settings: EstimateSettings,
   ) {
     this.calls = new FieldCallCache(table, operation.variables);
     this.rootSelectionSets = [operation.operation.selectionSet];
   }
 
   /** May be called again for another response of the same request: each call starts a fresh `maxNodes` count. */
-  cost(data: ResponseObject | null | undefined): CostEstimate {
-    if (data === null || data === undefined) return { typeCost: 0, fieldCost: 0 };
+  cost(
+    data: ResponseObject | null | undefined,
+    errors?: ReadonlyArray<ResponseError | null | undefined> | null,
+  ): CostEstimate {
+    if (data === undefined) return { typeCost: 0, fieldCost: 0 };
     this.collector.visited = 0;
-    const root = this.objectCost(this.operation.rootType, this.rootSelectionSets, data);
+    if (data === null) return this.estimated().estimate(false);
+    const root =
+      this.operation.operation.operation === OperationTypeNode.MUTATION
+        ? this.mutationCost(data)
+        : this.objectCost(this.operation.rootType, this.rootSelectionSets, data, undefined, errorPathsOf(errors));
     return { typeCost: reported(Math.max(0, root.typeCost)), fieldCost: reported(root.fieldCost) };
   }
 
-  private objectCost(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], value: ResponseObject): Cost {
+  private estimated(): StaticEstimator {
+    this.estimator ??= new StaticEstimator(this.table, this.operation, this.collector, this.settings, this.calls);
+    return this.estimator;
+  }
+
+  /** The root object of a mutation: each root field present in the data at its estimate. */
+  private mutationCost(data: ResponseObject): Cost {
+    const type = this.operation.rootType;
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
-    for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
-      if (!Object.hasOwn(value, responseKey)) continue;
-      const field = this.fieldCost(type, nodes, value[responseKey]);
+    for (const [responseKey, nodes] of this.fieldsOf(type, this.rootSelectionSets)) {
+      if (!Object.hasOwn(data, responseKey)) continue;
+      const call = this.priced(type, nodes);
+      if (call === null) continue;
+      const field = this.estimated().fieldEstimate(call, this.selectionSetsOf(call.rule, nodes), undefined);
       typeCost += field.typeCost;
       fieldCost += field.fieldCost;
     }
     return { typeCost, fieldCost };
   }
 
-  private fieldCost(parent: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): Cost {
-    const call = this.calls.price(parent, nodes);
+  /**
+   * `enclosing` is the field whose value `value` is (undefined for the root object); `errors` the
+   * error paths below this object, undefined when none reaches it.
+   */
+  private objectCost(
+    type: GraphQLObjectType,
+    selectionSets: readonly SelectionSetNode[],
+    value: ResponseObject,
+    enclosing: FieldCall | undefined,
+    errors: ErrorPaths | undefined,
+  ): Cost {
+    let typeCost = this.table.typeWeight(type);
+    let fieldCost = 0;
+    for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
+      if (!Object.hasOwn(value, responseKey)) continue;
+      const field = this.fieldCost(type, nodes, value[responseKey], enclosing, errors?.get(responseKey));
+      typeCost += field.typeCost;
+      fieldCost += field.fieldCost;
+    }
+    return { typeCost, fieldCost };
+  }
+
+  private fieldCost(
+    parent: GraphQLObjectType,
+    nodes: readonly FieldNode[],
+    value: unknown,
+    enclosing: FieldCall | undefined,
+    errors: ErrorPaths | undefined,
+  ): Cost {
+    const call = this.priced(parent, nodes);
     if (call === null) return ZERO_COST;
-    if (call.isIntrospection && this.introspectionIsFree) return ZERO_COST;
-    const returned = this.valueCost(call.rule, call.rule.listDepth, this.selectionSetsOf(call.rule, nodes), value);
+    const selectionSets = this.selectionSetsOf(call.rule, nodes);
+    if (errors !== undefined && (value === null || value === undefined)) {
+      return this.estimated().fieldEstimate(call, selectionSets, enclosing);
+    }
+    const returned = this.valueCost(call, call.rule.listDepth, selectionSets, value, enclosing, errors);
     return {
       typeCost: Math.max(0, returned.typeCost),
       fieldCost: Math.max(0, call.callCost + returned.fieldCost),
     };
+  }
+
+  /** The priced call of a collected field, or null when it costs nothing (`__typename`, free introspection). */
+  private priced(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
+    const call = this.calls.price(parent, nodes);
+    if (call === null || (call.isIntrospection && this.settings.introspectionIsFree)) return null;
+    return call;
   }
 
   private fieldsOf(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[]): CollectedFields {
@@ -95,20 +162,28 @@ export class ActualCoster {
     return selectionSets;
   }
 
-  /** Cost of a returned value `depth` list levels above the field's named type. */
+  /** Cost of a value `call` returned, `depth` list levels above the field's named type. */
   private valueCost(
-    rule: FieldCostRule,
+    call: FieldCall,
     depth: number,
     selectionSets: readonly SelectionSetNode[],
     value: unknown,
+    enclosing: FieldCall | undefined,
+    errors: ErrorPaths | undefined,
   ): Cost {
     if (value === null || value === undefined) return ZERO_COST;
+    const rule = call.rule;
     if (depth > 0) {
       if (!Array.isArray(value)) return ZERO_COST;
       let typeCost = 0;
       let fieldCost = 0;
-      for (const item of value) {
-        const cost = this.valueCost(rule, depth - 1, selectionSets, item);
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
+        const itemErrors = errors?.get(index);
+        const cost =
+          itemErrors !== undefined && (item === null || item === undefined)
+            ? this.estimated().valueEstimate(call, selectionSets, enclosing, depth - 1)
+            : this.valueCost(call, depth - 1, selectionSets, item, enclosing, itemErrors);
         typeCost += cost.typeCost;
         fieldCost += cost.fieldCost;
       }
@@ -117,10 +192,10 @@ export class ActualCoster {
     if (rule.returnsLeaf) return { typeCost: this.table.typeWeight(rule.namedType), fieldCost: 0 };
     if (typeof value !== 'object') return ZERO_COST;
     const object = value as ResponseObject;
-    if (rule.objectType !== undefined) return this.objectCost(rule.objectType, selectionSets, object);
+    if (rule.objectType !== undefined) return this.objectCost(rule.objectType, selectionSets, object, call, errors);
     let cost: Cost | undefined;
     for (const candidate of this.runtimeTypes(rule.namedType as GraphQLAbstractType, selectionSets, object)) {
-      const candidateCost = this.objectCost(candidate, selectionSets, object);
+      const candidateCost = this.objectCost(candidate, selectionSets, object, call, errors);
       cost = cost === undefined ? candidateCost : maxCost(cost, candidateCost);
     }
     return cost ?? ZERO_COST;

@@ -110,7 +110,7 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
 
 function actualWith(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): CostEstimate {
   if (settings.estimators !== undefined) return estimateWith(table, settings, { ...request, breakdown: false });
-  return guarded(() => costerOf(table, settings, costers, request).cost(request.data));
+  return guarded(() => costerOf(table, settings, costers, request).cost(request.data, request.errors));
 }
 
 /**
@@ -127,7 +127,7 @@ function costerOf(table: CostTable, settings: Settings, costers: CosterCache, re
   if (cached !== undefined) return cached;
   const operation = resolveOperation(table.schema, request);
   const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
-  const coster = new ActualCoster(table, operation, collector, settings.introspectionIsFree);
+  const coster = new ActualCoster(table, operation, collector, settings);
   if (key === undefined) return coster;
   if (forDocument === undefined) {
     forDocument = new Map();

@@ -99,10 +99,26 @@ export interface EstimateRequest extends CostRequest {
   breakdown?: boolean;
 }
 
-/** Request of {@link CostAnalyzer.actual}. */
+/**
+ * Request of {@link CostAnalyzer.actual}: the executed operation and its response. The actual cost
+ * charges the work that was done, so a response's errors count:
+ *
+ * - `data` undefined (nothing was executed): 0.
+ * - `data` null (an error nulled the root): the whole estimate.
+ * - A field whose value is null where some error's `path` passes through or ends (a subtree an
+ *   error nulled) costs what `estimate()` prices that field at that place; a null list item on
+ *   such a path costs one item of the estimate. A null no error path reaches is a legitimate null:
+ *   its field pays its call cost only.
+ * - Mutations: every root field present in `data` ran, and costs its estimate whatever it returned.
+ */
 export interface ActualRequest extends CostRequest {
-  /** The response's `data` (null or undefined when execution produced none). */
+  /** The response's `data`: null when an error nulled the root, undefined when nothing was executed. */
   data: Readonly<Record<string, unknown>> | null | undefined;
+  /**
+   * The response's `errors` (graphql-js `GraphQLError`s or Apollo's formatted errors): only each
+   * error's `path` is read, response keys (aliases) and list indices.
+   */
+  errors?: ReadonlyArray<{ readonly path?: ReadonlyArray<string | number> | undefined }> | null;
 }
 
 /** The cost engine for one schema, made by {@link createCostAnalyzer}. */
@@ -118,8 +134,10 @@ export interface CostAnalyzer {
   estimate(request: EstimateRequest): CostEstimate;
   /**
    * What the response actually cost: the same rules applied to the returned `data`, with real list
-   * lengths and only non-null objects counted. Never more than `estimate` when every list respects
-   * its estimated size.
+   * lengths and only non-null objects counted, except for the work an error hid: `data: null`
+   * costs the whole estimate, a value an error nulled (a null on one of `errors`' paths) costs its
+   * estimate at that place, and a mutation's root fields cost their estimate (see
+   * {@link ActualRequest}). Never more than `estimate` when every list respects its estimated size.
    * @throws {CostAnalysisError} as `estimate`.
    */
   actual(request: ActualRequest): CostEstimate;

@@ -27,7 +27,7 @@ const document = parse(`
 `);
 
 describe('actual cost of repeated requests', () => {
-  it('prices every response as a fresh analyzer does, whatever earlier responses of the same document were', () => {
+  it('prices every response as a fresh analyzer does, whatever earlier responses (and their errors) were', () => {
     const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
     const friend = fc.record({ age: maybe(fc.integer()) });
     const user = fc.record({ age: maybe(fc.integer()), friends: maybe(fc.array(friend, { maxLength: 3 })) });
@@ -39,14 +39,25 @@ describe('actual cost of repeated requests', () => {
         f: fc.integer({ min: 0, max: 1 }),
         withAge: fc.boolean(),
       }),
-      data: fc.record({
-        users: maybe(fc.array(maybe(user), { maxLength: 3 })),
-        media: maybe(fc.array(media, { maxLength: 3 })),
-      }),
+      data: fc.option(
+        fc.record({
+          users: maybe(fc.array(maybe(user), { maxLength: 3 })),
+          media: maybe(fc.array(media, { maxLength: 3 })),
+        }),
+        { nil: null, freq: 10 },
+      ),
+      // Paths that null a list, an item, a nested list or nothing, depending on the data.
+      errors: fc.subarray([
+        { path: ['users'] },
+        { path: ['users', 0, 'age'] },
+        { path: ['users', 1, 'friends'] },
+        { path: ['users', 0, 'friends', 1] },
+        { path: ['media', 0] },
+      ]),
     });
     fc.assert(
-      fc.property(scenario, ({ variables, data }) => {
-        const request = { document, operationName: 'Q', variables, data };
+      fc.property(scenario, ({ variables, data, errors }) => {
+        const request = { document, operationName: 'Q', variables, data, errors };
         expect(analyzer.actual(request)).toEqual(createCostAnalyzer(schema).actual(request));
       }),
       { numRuns: 300 },

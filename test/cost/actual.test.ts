@@ -35,14 +35,18 @@ describe('actual cost of a response', () => {
     expect(actual(query, { users: null })).toEqual({ typeCost: 1, fieldCost: 1 });
   });
 
-  it('counts only non-null objects, and nothing for absent keys or null data', () => {
+  it('counts only non-null objects, and nothing for absent keys', () => {
     expect(actual('{ book { title } }', { book: null })).toEqual({ typeCost: 1, fieldCost: 1 });
     expect(actual('{ book { title } }', { book: { title: 'x' } })).toEqual({ typeCost: 2, fieldCost: 1 });
     expect(actual('{ book { title } users(max: 2) { age } }', { book: { title: 'x' } })).toEqual({
       typeCost: 2,
       fieldCost: 1,
     });
-    expect(actual('{ book { title } }', null)).toEqual({ typeCost: 0, fieldCost: 0 });
+  });
+
+  it('charges the estimate for null data (an error nulled the root), nothing for absent data', () => {
+    expect(actual('{ book { title } }', null)).toEqual(estimate('{ book { title } }'));
+    expect(actual('{ book { title } }', undefined)).toEqual({ typeCost: 0, fieldCost: 0 });
   });
 
   it('reads aliases and merged fields by response key', () => {
@@ -107,7 +111,7 @@ describe('actual cost of a response', () => {
     expect(free.actual({ document: shop.documentOf(query), data })).toEqual({ typeCost: 1, fieldCost: 0 });
   });
 
-  it('never exceeds the estimate when every list respects its estimated size', () => {
+  it('never exceeds the estimate when every list respects its estimated size, whatever the errors', () => {
     const query = `query Q($n: Int!, $f: Int!) {
       users(max: $n) { age pet { name } friends(first: $f) { age pet { name } } }
       media { __typename ... on Video { length } ... on Audio { codec } }
@@ -122,41 +126,72 @@ describe('actual cost of a response', () => {
         fc.record({ __typename: fc.constant('Audio'), codec: maybe(fc.string()) }),
       ),
     );
+    // Errors whose paths end at or pass through some of the data's nulls, and errors elsewhere.
+    const segment = fc.oneof(
+      fc.constantFrom('users', 'age', 'pet', 'name', 'friends', 'media', 'length', 'codec', 'conn', 'edges', 'node'),
+      fc.integer({ min: 0, max: 4 }),
+    );
+    const stray = fc.array(fc.record({ path: fc.array(segment, { minLength: 1, maxLength: 6 }) }), { maxLength: 2 });
+    const errorsFor = (data: unknown) =>
+      fc
+        .tuple(fc.subarray(nullPaths(data, [])), fc.boolean(), stray)
+        .map(([paths, through, others]) => [
+          ...paths.map((path) => ({ path: through ? [...path, 'x'] : path })),
+          ...others,
+        ]);
     const scenario = fc
       .record({ n: fc.integer({ min: 0, max: 4 }), f: fc.integer({ min: 0, max: 3 }) })
       .chain(({ n, f }) =>
         fc.record({
           variables: fc.constant({ n, f }),
-          data: fc.record({
-            users: maybe(
-              fc.array(
-                maybe(fc.record({ age: maybe(fc.integer()), pet, friends: maybe(fc.array(friend, { maxLength: f })) })),
-                {
-                  maxLength: n,
-                },
-              ),
-            ),
-            media: maybe(fc.array(media, { maxLength: 3 })),
-            conn: maybe(
-              fc.record({
-                total: maybe(fc.integer()),
-                edges: maybe(
-                  fc.array(maybe(fc.record({ node: maybe(fc.record({ title: fc.string() })) })), { maxLength: n }),
+          data: fc.option(
+            fc.record({
+              users: maybe(
+                fc.array(
+                  maybe(
+                    fc.record({ age: maybe(fc.integer()), pet, friends: maybe(fc.array(friend, { maxLength: f })) }),
+                  ),
+                  {
+                    maxLength: n,
+                  },
                 ),
-              }),
-            ),
-          }),
+              ),
+              media: maybe(fc.array(media, { maxLength: 3 })),
+              conn: maybe(
+                fc.record({
+                  total: maybe(fc.integer()),
+                  edges: maybe(
+                    fc.array(maybe(fc.record({ node: maybe(fc.record({ title: fc.string() })) })), { maxLength: n }),
+                  ),
+                }),
+              ),
+            }),
+            { nil: null, freq: 10 },
+          ),
         }),
-      );
+      )
+      .chain((drawn) => errorsFor(drawn.data).map((errors) => ({ ...drawn, errors })));
     fc.assert(
-      fc.property(scenario, ({ variables, data }) => {
+      fc.property(scenario, ({ variables, data, errors }) => {
         const upper = estimate(query, variables);
-        const spent = actual(query, data, variables);
+        const spent = actual(query, data, variables, errors);
         expect(spent.typeCost).toBeLessThanOrEqual(upper.typeCost);
         expect(spent.fieldCost).toBeLessThanOrEqual(upper.fieldCost);
         expect(spent.typeCost).toBeGreaterThanOrEqual(0);
+        // An error never makes a response cheaper (no list item type here has a negative weight).
+        const healthy = actual(query, data, variables);
+        expect(spent.typeCost).toBeGreaterThanOrEqual(healthy.typeCost);
+        expect(spent.fieldCost).toBeGreaterThanOrEqual(healthy.fieldCost);
       }),
       { numRuns: 300 },
     );
   });
 });
+
+/** The response path of every null in a response's data (object members and list items). */
+function nullPaths(value: unknown, path: (string | number)[]): (string | number)[][] {
+  if (value === null) return path.length === 0 ? [] : [path];
+  if (Array.isArray(value)) return value.flatMap((item, index) => nullPaths(item, [...path, index]));
+  if (typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) => nullPaths(item, [...path, key]));
+}

@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { expect } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import type { CostAnalyzer, CostAnalyzerOptions, CostEstimate } from '../../src/cost/types.js';
+import type { ActualRequest, CostAnalyzer, CostAnalyzerOptions, CostEstimate } from '../../src/cost/types.js';
 
 type Variables = Record<string, unknown>;
 
@@ -21,8 +21,12 @@ export function costSchema(sdl: string, options?: CostAnalyzerOptions) {
     const { typeCost, fieldCost } = analyzer.estimate({ document: documentOf(query), variables, operationName });
     return { typeCost, fieldCost };
   };
-  const actual = (query: string, data: Variables | null, variables?: Variables): CostEstimate =>
-    analyzer.actual({ document: documentOf(query), variables, data });
+  const actual = (
+    query: string,
+    data: Variables | null | undefined,
+    variables?: Variables,
+    errors?: ActualRequest['errors'],
+  ): CostEstimate => analyzer.actual({ document: documentOf(query), variables, data, errors });
   /** `expectCost(query).toEqual({ typeCost, fieldCost })` */
   const expectCost = (query: string, variables?: Variables) => expect(estimate(query, variables));
   return { schema, analyzer, documentOf, estimate, actual, expectCost };
