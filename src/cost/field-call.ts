@@ -201,9 +201,10 @@ function slicingArgumentsError(
     names.length === 1
       ? `its slicing argument ${names[0]}, which bounds`
       : `exactly one of its slicing arguments ${joined(names, 'or')}, which bound`;
+  const written = new Set(node.arguments?.map((argument) => argument.name.value));
   const given = rule.slicingArguments
     .filter((path) => (valueAt(args, path) ?? null) !== null)
-    .map((path) => path.join('.'));
+    .map((path) => (written.has(path[0] as string) ? path.join('.') : `${path.join('.')} (by its schema default)`));
   const got =
     given.length === 0
       ? 'none was given (an explicit null does not count)'

@@ -6,6 +6,7 @@ const { estimate, expectCost } = costSchema(`
   type Query {
     authors(first: Int, last: Int): [Author] @listSize(slicingArguments: ["first", "last"])
     paged(first: Int = 5): [Author] @listSize(slicingArguments: ["first"])
+    ranged(first: Int = 5, last: Int): [Author] @listSize(slicingArguments: ["first", "last"])
     filtered(filter: Filter): [Author] @listSize(slicingArguments: ["filter.first"])
     defaulted(filter: DefaultedFilter): [Author] @listSize(slicingArguments: ["filter.first"])
     loose(first: Int, last: Int): [Author]
@@ -53,6 +54,12 @@ describe('@listSize(requireOneSlicingArgument:) (IBM spec "@listSize"), true unl
   it('rejects an operation that gives two', () => {
     expect(rejection('{ authors(first: 2, last: 3) { name } }').message).toMatch(both);
     expect(rejection('query Q($n: Int = 1) { authors(first: 2, last: $n) { name } }', {}).message).toMatch(both);
+  });
+  it('counts a schema default as given: with a default on first, passing last gives two', () => {
+    expectCost('{ ranged { name } }').toEqual({ typeCost: 1 + 5, fieldCost: 1 });
+    expect(rejection('{ ranged(last: 2) { name } }').message).toMatch(
+      /; first \(by its schema default\) and last were given\. Pass only one of them\.$/,
+    );
   });
   it('counts a schema default, an operation default and a variable as the one given', () => {
     expectCost('{ paged { name } }').toEqual({ typeCost: 1 + 5, fieldCost: 1 });
