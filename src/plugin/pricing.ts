@@ -108,14 +108,18 @@ export class OperationPricer {
     const { data } = body.singleResult;
     // graphql-js returns no `data` only when it ran no resolver: nothing was done.
     if (data === undefined) return 0;
+    // The raw errors keep their paths even where a `formatError` strips them from the response.
+    const errors = requestContext.errors ?? body.singleResult.errors ?? null;
     const analyzer = this.#analyzer;
     if (analyzer === undefined || requestContext.document === undefined) return requested;
     try {
       const actual = analyzer.actual({
         document: requestContext.document,
+        operation: requestContext.operation,
         operationName: requestContext.request.operationName ?? null,
         variables: requestContext.request.variables ?? null,
         data,
+        errors,
       });
       return Math.min(requested, this.chargeOf(actual));
     } catch (error) {
@@ -166,6 +170,7 @@ export class OperationPricer {
       return {
         estimate: analyzer.estimate({
           document,
+          operation: requestContext.operation,
           operationName: request.operationName ?? null,
           variables: request.variables ?? null,
           breakdown,
