@@ -13,7 +13,8 @@ export interface MemoryBucketStoreOptions {
    */
   maxKeys?: number;
   /**
-   * The clock, in milliseconds (may be fractional). Only differences matter.
+   * The clock, in milliseconds (may be fractional; read to the nearest whole µs, as Redis `TIME`
+   * counts). Only differences matter.
    * @default () => performance.now()
    */
   now?: () => number;
@@ -123,7 +124,8 @@ export class MemoryBucketStore implements BucketStore {
     this.#timer = undefined;
   }
 
+  /** The clock in whole µs, as Redis `TIME` reads it. */
   #nowUs(): number {
-    return this.#now() * 1000;
+    return Math.round(this.#now() * 1000);
   }
 }

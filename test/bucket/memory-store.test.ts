@@ -64,6 +64,17 @@ describe('MemoryBucketStore', () => {
     expect((await store.peek('c', policy)).remaining).toBe(5);
   });
 
+  it('reads its clock in whole µs, as Redis does: integer costs leave integer tokens', async () => {
+    let now = 1234.5678913;
+    const store = new MemoryBucketStore({ now: () => now });
+    const big = { capacity: 1000, refillPerSecond: 1 };
+    expect((await store.consume('a', 10, big)).remaining).toBe(990);
+    now += 0.0003; // 0.3 µs: the same µs
+    expect((await store.consume('a', 10, big)).remaining).toBe(980);
+    now += 0.0004; // into the next µs: 1 µs of refill
+    expect((await store.peek('a', big)).remaining).toBe(980.000001);
+  });
+
   it('keeps buckets that never refill until refunded', async () => {
     const now = 0;
     const store = new MemoryBucketStore({ now: () => now, sweepIntervalMs: 10 });
