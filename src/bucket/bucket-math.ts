@@ -3,11 +3,24 @@
  * conversion of the script's short reply (status, state, clock) into a `BucketResult`. Both stores
  * therefore answer with the same numbers for the same state and clock.
  *
- * Time is counted in ticks of 0.25 µs (`TICKS_PER_US`). State (one number, `undefined` = full bucket):
- *   > 0  the instant (ticks) at which the bucket is full again (refillPerSecond > 0), a whole
- *        number: each write rounds it to the nearest tick, ties to even;
- *   < 0  minus the missing tokens (refillPerSecond = 0: the bucket never refills).
+ * Time is counted in ticks of 0.25 µs (`TICKS_PER_US`); clocks are read in whole µs, as Redis
+ * `TIME` is. A bucket that is not full is a `BucketState`: the refill rate it was last written
+ * with, and the instant (ticks, a whole number) it is full again, or its missing tokens when it
+ * never refills. The script keeps the same two numbers as one string (`'%x:%.7g'`, the rate to 7
+ * significant digits); this module keeps the rate exactly.
+ *
+ * Policy change (a call whose `refillPerSecond` differs from the state's rate): the tokens the
+ * bucket is missing carry over. They are counted under the state's rate up to the call, and from
+ * then on the call's rate refills them; `remaining = capacity - missing` may be below 0 (a debt,
+ * reported as 0 tokens left), and the missing tokens are never capped at the new capacity, only so
+ * that refilling them takes at most `MAX_REFILL_SECONDS`. A capacity change alone converts nothing.
+ *
+ * Rounding: each write rounds the instant to the nearest tick (ties to even), and missing tokens
+ * read from an instant that lie within half a µs of refill (at most 0.001 token) of a whole number
+ * are taken as that number (`snapMissing`): the clock reads whole µs, so only the tick rounding
+ * puts them there. Integer costs on integer capacities and rates up to 8000/s give integer answers.
  */
+import { MAX_REFILL_SECONDS } from './validate.js';
 import type { BucketPolicy, BucketResult } from './types.js';
 
 export type BucketOp = 'consume' | 'refund' | 'peek';
@@ -15,6 +28,15 @@ export type BucketOp = 'consume' | 'refund' | 'peek';
 /** Ticks per µs: the state's time unit is a quarter of a microsecond. */
 export const TICKS_PER_US = 4;
 const TICKS_PER_SECOND = 4_000_000;
+const US_PER_SECOND = 1_000_000;
+
+/** A bucket that is not full (a full bucket has no state). */
+export interface BucketState {
+  /** The refill rate the bucket was last written with (tokens per second); 0: it never refills. */
+  readonly rate: number;
+  /** rate > 0: the instant the bucket is full again (ticks, a whole number); rate 0: the missing tokens (> 0). */
+  readonly value: number;
+}
 
 /** The nearest whole number, ties to even (as `round` in `lua/bucket.lua`). */
 export function roundTicks(value: number): number {
@@ -24,12 +46,22 @@ export function roundTicks(value: number): number {
   return whole;
 }
 
+/**
+ * Missing tokens read from an instant at `rate` (tokens per second): the nearest whole number when
+ * they lie within half a µs of refill, and at most 0.001 token, of it; otherwise unchanged (as
+ * `snap` in `lua/bucket.lua`).
+ */
+export function snapMissing(missing: number, rate: number): number {
+  const whole = Math.floor(missing + 0.5);
+  return Math.abs(missing - whole) <= Math.min(rate * 5e-7, 0.001) ? whole : missing;
+}
+
 export type BucketStatus = 'ok' | 'denied' | 'never';
 
 /** What one operation answers; times in µs, `-1` = never. */
 export interface BucketReply {
   status: BucketStatus;
-  /** Tokens left after the operation. */
+  /** Tokens left after the operation (below 0: a debt kept from a policy change). */
   remaining: number;
   /** µs until `cost` tokens exist; 0 when allowed; -1 when never. */
   retryUs: number;
@@ -39,16 +71,17 @@ export interface BucketReply {
   nowUs: number;
 }
 
-/** The reply and the state to keep (`undefined`: delete, the bucket is full; `unchanged`: no write). */
+/** The reply and the state to keep (`undefined`: delete, the bucket is full; `write` false: no write). */
 export interface BucketStep {
   reply: BucketReply;
-  state: number | undefined;
+  state: BucketState | undefined;
   write: boolean;
 }
 
 /**
  * The full reply from what the script sends back. `state` is the bucket after the operation:
- * ticks until it is full again when it refills, the missing tokens when `refillPerSecond` is 0.
+ * ticks until it is full again when it refills (read as missing tokens with `snapMissing`), the
+ * missing tokens when `refillPerSecond` is 0.
  * `amount` is the operation's cost (consume) or amount (refund); 0 for peek.
  */
 export function bucketReply(
@@ -64,18 +97,23 @@ export function bucketReply(
   let resetUs = -1;
   let retryUs = status === 'ok' ? 0 : -1;
   if (refill > 0) {
-    missing = (state * refill) / TICKS_PER_SECOND;
-    resetUs = state / TICKS_PER_US;
-    if (status === 'denied') retryUs = (state + ((amount - capacity) * TICKS_PER_SECOND) / refill) / TICKS_PER_US;
+    // Times from the missing tokens as read (snapped), so that whole tokens give whole times.
+    missing = snapMissing((state * refill) / TICKS_PER_SECOND, refill);
+    resetUs = (missing * US_PER_SECOND) / refill;
+    if (status === 'denied') retryUs = ((missing + amount - capacity) * US_PER_SECOND) / refill;
   } else if (state <= 0) {
     resetUs = 0;
   }
   return { status, remaining: capacity - missing, retryUs, resetUs, nowUs };
 }
 
-/** One operation on one bucket at `nowUs`: the same steps, in the same order, as `lua/bucket.lua`. */
+/**
+ * One operation on one bucket at `nowUs` (whole µs): the same steps, in the same order, as
+ * `lua/bucket.lua`. The state's rate is kept exactly here, so any other `refillPerSecond` is a
+ * policy change (the script compares the rates to 7 significant digits).
+ */
 export function bucketStep(
-  stored: number | undefined,
+  stored: BucketState | undefined,
   op: BucketOp,
   amount: number,
   policy: BucketPolicy,
@@ -83,40 +121,60 @@ export function bucketStep(
 ): BucketStep {
   const { capacity } = policy;
   const refill = policy.refillPerSecond;
-  const value = stored ?? 0;
   const tick = nowUs * TICKS_PER_US;
-  let base: number;
-  let deficit: number;
-  if (refill > 0) {
-    base = value < 0 ? roundTicks(tick + (-value * TICKS_PER_SECOND) / refill) : Math.max(value, tick);
-    if (base - tick > (capacity * TICKS_PER_SECOND) / refill)
-      base = roundTicks(tick + (capacity * TICKS_PER_SECOND) / refill);
-    deficit = ((base - tick) * refill) / TICKS_PER_SECOND;
+
+  // The bucket before the operation, under the call's policy: `missing` tokens (above the capacity
+  // after a policy change: a debt) and, when it refills, `base`, the instant it is full again.
+  let missing = 0;
+  let base = tick;
+  if (stored === undefined) {
+    // full
+  } else if (stored.rate === refill) {
+    if (refill > 0) {
+      if (stored.value > tick) base = stored.value;
+      missing = snapMissing(((base - tick) * refill) / TICKS_PER_SECOND, refill);
+    } else {
+      missing = stored.value;
+    }
   } else {
-    base = value < 0 ? -value : value > tick ? capacity : 0;
-    if (base > capacity) base = capacity;
-    deficit = base;
+    if (stored.rate > 0) {
+      if (stored.value > tick)
+        missing = snapMissing(((stored.value - tick) * stored.rate) / TICKS_PER_SECOND, stored.rate);
+    } else {
+      missing = stored.value;
+    }
+    if (refill > 0) {
+      if (missing > MAX_REFILL_SECONDS * refill) missing = MAX_REFILL_SECONDS * refill;
+      base = roundTicks(tick + (missing * TICKS_PER_SECOND) / refill);
+    }
   }
 
-  const reply = (status: BucketStatus, after: number): BucketReply =>
-    bucketReply(status, refill > 0 ? after - tick : after, op === 'peek' ? 0 : amount, policy, nowUs);
-  const write = (after: number): BucketStep => {
-    const full = refill > 0 ? after <= tick : after <= 0;
-    return { reply: reply('ok', after), state: full ? undefined : refill > 0 ? after : -after, write: true };
+  const reply = (status: BucketStatus, fullAt: number, short: number): BucketReply =>
+    bucketReply(status, refill > 0 ? fullAt - tick : short, op === 'peek' ? 0 : amount, policy, nowUs);
+  const keep = (status: BucketStatus): BucketStep => ({
+    reply: reply(status, base, missing),
+    state: stored,
+    write: false,
+  });
+  const write = (short: number): BucketStep => {
+    if (refill > 0) {
+      const fullAt = roundTicks(tick + (short * TICKS_PER_SECOND) / refill);
+      if (short <= 0 || fullAt <= tick) return { reply: reply('ok', tick, 0), state: undefined, write: true };
+      return { reply: reply('ok', fullAt, short), state: { rate: refill, value: fullAt }, write: true };
+    }
+    if (short <= 0) return { reply: reply('ok', tick, 0), state: undefined, write: true };
+    return { reply: reply('ok', tick, short), state: { rate: 0, value: short }, write: true };
   };
-  const keep = (status: BucketStatus): BucketStep => ({ reply: reply(status, base), state: stored, write: false });
 
   if (op === 'peek') return keep('ok');
   if (op === 'refund') {
-    if (amount === 0 || deficit === 0) return keep('ok');
-    return write(
-      refill > 0 ? Math.max(tick, roundTicks(base - (amount * TICKS_PER_SECOND) / refill)) : Math.max(0, base - amount),
-    );
+    if (amount === 0 || missing === 0) return keep('ok');
+    return write(Math.max(0, missing - amount));
   }
   if (amount > capacity) return keep('never');
-  if (capacity - deficit < amount) return keep('denied');
+  if (capacity - missing < amount) return keep('denied');
   if (amount === 0) return keep('ok');
-  return write(refill > 0 ? roundTicks(base + (amount * TICKS_PER_SECOND) / refill) : base + amount);
+  return write(missing + amount);
 }
 
 /** µs → whole ms, rounded up (a sub-nanosecond excess from float rounding does not count); -1 stays -1. */

@@ -1,4 +1,4 @@
-import { bucketStep, TICKS_PER_US, toBucketResult, type BucketOp } from './bucket-math.js';
+import { bucketStep, TICKS_PER_US, toBucketResult, type BucketOp, type BucketState } from './bucket-math.js';
 import { checkCall, checkNumber } from './validate.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
 
@@ -30,15 +30,17 @@ export interface MemoryBucketStoreOptions {
 const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
 
 /**
- * Token buckets in this process: the same arithmetic as `lua/bucket.lua` (state: the instant each
- * bucket is full again, or its missing tokens when `refillPerSecond` is 0) and the same results
- * as `RedisBucketStore`, on an injectable clock. Operations are synchronous underneath, so every
- * call meets its `timeoutMs`. Memory is bounded by `maxKeys`; buckets of `refillPerSecond` 0 never
- * refill and so stay until refunded or evicted.
+ * Token buckets in this process: the same arithmetic as `lua/bucket.lua` (state: the refill rate
+ * each bucket was last written with and the instant it is full again, or its missing tokens when
+ * it never refills) and the same results as `RedisBucketStore`, on an injectable clock read in
+ * whole µs. A policy change keeps the missing tokens, as in Redis; the rate is kept exactly here
+ * (Redis keeps it to 7 significant digits, which only matters at a policy change). Operations are
+ * synchronous underneath, so every call meets its `timeoutMs`. Memory is bounded by `maxKeys`;
+ * buckets of `refillPerSecond` 0 never refill and so stay until refunded or evicted.
  */
 export class MemoryBucketStore implements BucketStore {
   /** key → state (see `bucketStep`); insertion order is least recently used first. */
-  readonly #buckets = new Map<string, number>();
+  readonly #buckets = new Map<string, BucketState>();
   readonly #maxKeys: number;
   readonly #now: () => number;
   readonly #sweepIntervalMs: number;
@@ -84,7 +86,7 @@ export class MemoryBucketStore implements BucketStore {
     const nowTicks = this.#nowUs() * TICKS_PER_US;
     let dropped = 0;
     for (const [key, state] of this.#buckets) {
-      if (state > 0 && state <= nowTicks) {
+      if (state.rate > 0 && state.value <= nowTicks) {
         this.#buckets.delete(key);
         dropped++;
       }
@@ -102,12 +104,12 @@ export class MemoryBucketStore implements BucketStore {
       if (step.state !== undefined) this.#insert(key, step.state);
     } else if (stored !== undefined) {
       this.#buckets.delete(key);
-      if (stored < 0 || stored > nowUs * TICKS_PER_US) this.#buckets.set(key, stored); // touched; a refilled one is dropped
+      if (stored.rate === 0 || stored.value > nowUs * TICKS_PER_US) this.#buckets.set(key, stored); // touched; a refilled one is dropped
     }
     return toBucketResult(step.reply, op === 'peek' ? 0 : amount, policy.capacity);
   }
 
-  #insert(key: string, state: number): void {
+  #insert(key: string, state: BucketState): void {
     if (this.#buckets.size >= this.#maxKeys) {
       const oldest = this.#buckets.keys().next().value;
       if (oldest !== undefined) this.#buckets.delete(oldest);

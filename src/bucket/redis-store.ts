@@ -58,6 +58,11 @@ function localUs(): number {
  * a Cluster, the master that serves the bucket key's slot in the client's slot map, so a failing
  * master stops only the calls for the buckets it holds, and its promoted replica starts afresh.
  *
+ * State: one key per bucket holding one short string, the instant the bucket is full again and the
+ * refill rate it was written with, to 7 significant digits (`lua/bucket.lua`): a policy change keeps
+ * the missing tokens, counted with that rate. The previous release's state (a bare instant) is read
+ * under the call's own rate and replaced by the next write.
+ *
  * Memory: a refilling bucket's key expires when the bucket is full again. Buckets with
  * `refillPerSecond` 0 never refill, so their keys have no TTL and stay until refunded to full:
  * their memory is unbounded by design (one key per such caller).

@@ -5,7 +5,16 @@
  * A key that does not exist is a full bucket. Every store returns the same `BucketResult`.
  */
 
-/** How large a caller's bucket is and how fast it refills. */
+/**
+ * How large a caller's bucket is and how fast it refills.
+ *
+ * A key's policy may change from one call to the next (a caller moving to another tier): the tokens
+ * the bucket is missing (used and not yet refilled) carry over, counted under the policy it was last
+ * written with up to the call and refilled at the new rate from then on, so tokens left =
+ * max(0, new capacity − missing). An upgrade never takes tokens away; a downgrade keeps the debt
+ * (missing tokens beyond the new capacity are kept, not capped, only bounded so that the new rate
+ * refills them within 1e9 s).
+ */
 export interface BucketPolicy {
   /** Maximum number of tokens (the burst). Must be a finite number > 0. */
   capacity: number;
@@ -19,7 +28,11 @@ export interface BucketResult {
   allowed: boolean;
   /** The number of tokens that was asked for (0 for peek). */
   cost: number;
-  /** Tokens left after the operation (may be fractional). */
+  /**
+   * Tokens left after the operation (may be fractional; whole for integer costs on integer
+   * capacities and rates up to 8000/s). Never below 0: after a move to a smaller capacity the
+   * bucket may miss more tokens than that capacity, and nothing is left until the excess refills.
+   */
   remaining: number;
   /** The policy's capacity. */
   capacity: number;

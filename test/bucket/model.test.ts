@@ -54,7 +54,7 @@ async function check(
   toUs: (time: number) => bigint,
   call: (op: Op, policy: BucketPolicy, time: number) => Promise<BucketResult>,
 ): Promise<void> {
-  const models = policies.map((p) => new BucketModel(p));
+  const models = policies.map(() => new BucketModel());
   let time = 0;
   for (const [index, op] of ops.entries()) {
     time += op.step;
@@ -62,12 +62,13 @@ async function check(
     const model = models[op.bucket] as BucketModel;
     const amount = op.quarters / 4;
     const nowUs = toUs(time);
-    const expected =
+    const expected = (
       op.kind === 'consume'
-        ? model.consume(amount, nowUs)
+        ? model.consume(amount, policy, nowUs)
         : op.kind === 'refund'
-          ? model.refund(amount, nowUs)
-          : model.peek(nowUs);
+          ? model.refund(amount, policy, nowUs)
+          : model.peek(policy, nowUs)
+    ).result;
     const actual = await call(op, policy, time);
     const mismatch = resultMismatch(actual, expected);
     if (mismatch) throw new Error(`op #${index} ${op.kind}(${amount}) at +${time}: ${mismatch}`);
@@ -191,14 +192,14 @@ describe('stores against the reference model', () => {
       );
     });
 
-    it('matches MemoryBucketStore step for step when a token time is not a whole number of µs, and keeps the state an int', async () => {
+    it('matches MemoryBucketStore step for step when a token time is not a whole number of µs, and keeps the state one short string', async () => {
       const baseMs = Math.floor(baseUs / 1000);
       const fractionalPolicy: fc.Arbitrary<BucketPolicy> = fc.record({
         capacity: fc.oneof(
           fc.integer({ min: 1, max: 60 }),
           fc.integer({ min: 1, max: 240 }).map((q) => q / 3),
         ),
-        refillPerSecond: fc.constantFrom(3, 7, 0.3, 1 / 3, 6.5536, 333, 1e6 / 7),
+        refillPerSecond: fc.constantFrom(3, 7, 0.3, 1 / 3, 6.5536, 333, 1e6 / 7, 5000 / 3600, 1.234567e-5),
       });
       await fc.assert(
         fc.asyncProperty(
@@ -234,8 +235,12 @@ describe('stores against the reference model', () => {
               expect(toBucketResult(reply, amount, policy.capacity)).toEqual(fromMemory);
               const stored = await client.get(key);
               if (stored !== null) {
-                expect(stored).toMatch(/^[1-9][0-9]*$/);
-                expect(await client.object('ENCODING', key)).toBe('int');
+                // Whole ticks in hex, and the rate to 7 significant digits: at most 28 characters.
+                const rate = Number(policy.refillPerSecond.toPrecision(7));
+                expect(stored).toMatch(/^[1-9a-f][0-9a-f]*:[0-9.e+-]+$/);
+                expect(Number(stored.slice(stored.indexOf(':') + 1))).toBe(rate);
+                expect(stored.length).toBeLessThanOrEqual(28);
+                expect(await client.object('ENCODING', key)).toBe('embstr');
               }
             }
           },
@@ -259,9 +264,15 @@ describe('stores against the reference model', () => {
         expect(reply).toEqual(bucketStep(undefined, 'consume', amount, p, nowUs).reply);
       }
       expect(bucketStep(undefined, 'consume', 0.25, policy, 1000).state).toBeUndefined();
-      expect(bucketStep(undefined, 'consume', 0.25, policy, 1000.25).state).toBe(4002);
-      expect(bucketStep(undefined, 'consume', 1, { capacity: 10, refillPerSecond: 3 }, 1000.25).state).toBe(1_337_334);
-      expect(bucketStep(undefined, 'consume', 2, { capacity: 10, refillPerSecond: 3 }, 1000.5).state).toBe(2_670_669);
+      expect(bucketStep(undefined, 'consume', 0.25, policy, 1000.25).state).toEqual({ rate: 2e6, value: 4002 });
+      expect(bucketStep(undefined, 'consume', 1, { capacity: 10, refillPerSecond: 3 }, 1000.25).state).toEqual({
+        rate: 3,
+        value: 1_337_334,
+      });
+      expect(bucketStep(undefined, 'consume', 2, { capacity: 10, refillPerSecond: 3 }, 1000.5).state).toEqual({
+        rate: 3,
+        value: 2_670_669,
+      });
       expect([0.5, 1.5, 2.5, -0.5, 2.4999, 2.5001, 7184094203738611].map(roundTicks)).toEqual([
         0, 2, 2, 0, 2, 3, 7184094203738611,
       ]);
@@ -271,9 +282,8 @@ describe('stores against the reference model', () => {
       const key = 'ttl-shape';
       const nowUs = baseUs + 7_000_000;
       await runBucketScript(client, key, { op: 'consume', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
-      // The state is the instant the bucket is full again, in whole quarter-µs ticks (int-encoded).
-      expect(await client.get(key)).toBe(String((nowUs + 1_500_000) * 4));
-      expect(await client.object('ENCODING', key)).toBe('int');
+      // The state is the instant the bucket is full again, in whole quarter-µs ticks (hex), and the rate.
+      expect(await client.get(key)).toBe(`${((nowUs + 1_500_000) * 4).toString(16)}:2`);
       const expireAtMs = await client.pexpiretime(key);
       expect(expireAtMs).toBe(Math.ceil((nowUs + 1_500_000) / 1000));
       await runBucketScript(client, key, { op: 'refund', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
@@ -302,7 +312,7 @@ describe("the seed article's lost-refill case", () => {
 
   it('admits what the model says (capacity 10, 10/s, cost 1 every 50 ms for 2 s), not what the seed did', async () => {
     const policy = { capacity: 10, refillPerSecond: 10 };
-    const model = new BucketModel(policy);
+    const model = new BucketModel();
     let nowMs = 0;
     const memory = new MemoryBucketStore({ now: () => nowMs });
     const server = await startRedisServer();
@@ -313,7 +323,7 @@ describe("the seed article's lost-refill case", () => {
       const admitted = { model: 0, memory: 0, redis: 0 };
       for (let i = 0; i < 40; i++) {
         nowMs = i * 50;
-        if (model.consume(1, BigInt(nowMs * 1000)).allowed) admitted.model++;
+        if (model.consume(1, policy, BigInt(nowMs * 1000)).result.allowed) admitted.model++;
         if ((await memory.consume('caller', 1, policy)).allowed) admitted.memory++;
         const reply = await runBucketScript(client, 'caller', {
           op: 'consume',

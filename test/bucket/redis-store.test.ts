@@ -178,7 +178,7 @@ describe('RedisBucketStore', () => {
     expect(await at(t0, 'consume', 10)).toMatchObject({ status: 'ok', remaining: 0, resetUs: 1_000_000 });
     expect(await at(t0 + 50_000, 'peek')).toMatchObject({ status: 'ok', remaining: 0.5 });
     expect(await at(t0 + 50_000, 'consume', 1)).toMatchObject({ status: 'denied', retryUs: 50_000 });
-    expect(await client.get(key)).toBe(String((t0 + 1_000_000) * 4));
+    expect(await client.get(key)).toBe(`${((t0 + 1_000_000) * 4).toString(16)}:10`);
   });
 
   it('sends the optional trailing ARGV only when set, and replies with integers where it can', async () => {

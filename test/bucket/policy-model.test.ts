@@ -1,0 +1,141 @@
+/**
+ * Both stores against the exact model (model.ts) while the policy changes at random between calls:
+ * refill rates that are and are not a whole number of ticks per token, a rate the script keeps to
+ * 7 significant digits (5000/3600), rates it prints with an exponent (1e-5, 1e-6: a debt carried
+ * over to it can exceed what 1e9 s refill), refill 0, costs above the capacity, consume/refund/peek
+ * at whole-µs instants.
+ *
+ * The only differences allowed are the documented roundings of the stores: each write rounds the
+ * instant to a tick (at most 1/8 µs of refill) and a read may snap the missing tokens to a whole
+ * number within half a µs of refill, so the stores may differ from the exact rule by up to one µs of
+ * refill per write (at the larger of the two rates involved); at a policy change Redis counts the
+ * missing tokens with the rate it kept (7 significant digits), off by that rate's relative error.
+ * Times may differ by what the tolerance is worth at the call's rate. A decision may differ only
+ * when the exact tokens are within the tolerance of the cost; the model then follows the store.
+ */
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { BucketOp } from '../../src/bucket/bucket-math.js';
+import type { BucketPolicy } from '../../src/bucket/types.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { clockAhead, clockedMemory, clockedRedis, type ClockedStore } from './clocked-stores.js';
+import { answerMismatch, BucketModel, Fraction } from './model.js';
+
+const RATES = [0, 0, 1e-6, 1e-5, 0.3, 0.5, 1, 3, 7, 10, 100, 1000, 5000 / 3600];
+
+/** Valid policies only: a bucket refills from empty within 1e9 s (1e-6/s: at most 1,000 tokens). */
+const policyArb: fc.Arbitrary<BucketPolicy> = fc
+  .record({
+    capacity: fc.oneof(
+      fc.integer({ min: 1, max: 60 }),
+      fc.integer({ min: 1, max: 240 }).map((q) => q / 4),
+      fc.integer({ min: 100, max: 2000 }),
+    ),
+    refillPerSecond: fc.constantFrom(...RATES),
+  })
+  .filter((p) => p.refillPerSecond === 0 || p.capacity / p.refillPerSecond <= 1e9);
+
+interface Step {
+  policy: number;
+  op: BucketOp;
+  quarters: number;
+  /** µs before the step. */
+  stepUs: number;
+}
+
+const stepsArb: fc.Arbitrary<Step[]> = fc.array(
+  fc.record({
+    policy: fc.nat(2),
+    op: fc.constantFrom<BucketOp>('consume', 'consume', 'consume', 'refund', 'peek'),
+    quarters: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 8100 })),
+    stepUs: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 0, max: 3000 }).map((ms) => ms * 1000),
+      fc.integer({ min: 0, max: 2000 }),
+      fc.integer({ min: 0, max: 200 }).map((s) => s * 1_000_000),
+    ),
+  }),
+  { minLength: 1, maxLength: 40 },
+);
+
+/** Runs `steps` on one bucket of `store` and on the model; throws on the first difference. */
+async function compare(store: ClockedStore, key: string, policies: BucketPolicy[], steps: Step[], startUs: number) {
+  const model = new BucketModel({ keepRate: store.keepRate });
+  let nowUs = startUs;
+  /** Tokens the stores may be off by so far: one µs of refill per write, at the larger rate. */
+  let drift = 0;
+  let lastRate = 0;
+  for (const [index, step] of steps.entries()) {
+    nowUs += step.stepUs;
+    const policy = policies[step.policy] as BucketPolicy;
+    const amount = step.op === 'peek' ? 0 : step.quarters / 4;
+    const at = BigInt(nowUs);
+    const rate = Math.max(lastRate, policy.refillPerSecond);
+    let tolerance = drift + rate * 1e-6;
+    const written = model.rate;
+    if (written !== undefined && written > 0 && store.keepRate(written) !== store.keepRate(policy.refillPerSecond)) {
+      const relative = Math.abs(store.keepRate(written) / written - 1);
+      tolerance += relative * model.missing(policy, at).toNumber();
+    }
+    const actual = await store.call(key, step.op, amount, policy, nowUs);
+    let decide: boolean | undefined;
+    if (step.op === 'consume' && amount <= policy.capacity) {
+      const margin = model.tokens(policy, at).sub(Fraction.of(amount)).toNumber();
+      if (Math.abs(margin) <= tolerance + 1e-9 * policy.capacity) decide = actual.allowed;
+    }
+    const expected =
+      step.op === 'consume'
+        ? model.consume(amount, policy, at, decide)
+        : step.op === 'refund'
+          ? model.refund(amount, policy, at)
+          : model.peek(policy, at);
+    const mismatch = answerMismatch(actual, expected, policy, tolerance);
+    if (mismatch) {
+      const trail = steps
+        .slice(0, index + 1)
+        .map((s) => `${s.op}(${s.quarters / 4}) +${s.stepUs}µs under ${JSON.stringify(policies[s.policy])}`);
+      throw new Error(`${store.name} step #${index}: ${mismatch}\n  ${trail.join('\n  ')}`);
+    }
+    const wrote = (step.op === 'consume' && actual.allowed && amount > 0) || (step.op === 'refund' && amount > 0);
+    if (wrote) {
+      drift = tolerance;
+      lastRate = model.full ? 0 : policy.refillPerSecond;
+    }
+  }
+}
+
+describe('stores against the model under random policy changes', () => {
+  let server: RedisServer;
+  let client: Redis;
+  let run = 0;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    client = new Redis({ port: server.port, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    client.disconnect();
+    await server.stop();
+  });
+
+  it('MemoryBucketStore follows the rule (rates kept exactly)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(policyArb, { minLength: 3, maxLength: 3 }), stepsArb, async (policies, steps) => {
+        await compare(clockedMemory(), 'k', policies, steps, 1_000_000_000);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('the Redis script follows the rule (rates kept to 7 significant digits)', async () => {
+    const startUs = await clockAhead(client);
+    const store = clockedRedis(client, 'policy-model:');
+    await fc.assert(
+      fc.asyncProperty(fc.array(policyArb, { minLength: 3, maxLength: 3 }), stepsArb, async (policies, steps) => {
+        await compare(store, `run-${run++}`, policies, steps, startUs);
+      }),
+      { numRuns: 250 },
+    );
+  });
+});
