@@ -1,13 +1,17 @@
 import { bucketStep, TICKS_PER_US, toBucketResult, type BucketOp, type BucketState } from './bucket-math.js';
+import { BucketTable } from './bucket-table.js';
 import { checkCall, checkNumber } from './validate.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
 
 /** Options of `MemoryBucketStore`. */
 export interface MemoryBucketStoreOptions {
   /**
-   * Most buckets kept at once. When a new bucket needs room, the least recently used one (read
-   * or written) is dropped: that caller starts again with a full bucket (eviction forgives its debt). Full buckets
-   * are never kept, so this only bounds callers that are all refilling at the same time.
+   * Most buckets kept at once. When a write would hold one more, the bucket closest to full is
+   * dropped (that caller starts again with a full bucket): among refilling buckets the one full
+   * again soonest, and buckets that never refill (`refillPerSecond` 0) only after every refilling
+   * one, fewest missing tokens first. Eviction therefore forgives the smallest debts: callers with
+   * many identities cannot push out an emptied bucket with barely used ones. Full buckets are
+   * never kept, so this only bounds callers that are all refilling at the same time.
    * Must be an integer ≥ 1.
    * @default 100_000
    */
@@ -35,12 +39,13 @@ const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
  * it never refills) and the same results as `RedisBucketStore`, on an injectable clock read in
  * whole µs. A policy change keeps the missing tokens, as in Redis; the rate is kept exactly here
  * (Redis keeps it to 7 significant digits, which only matters at a policy change). Operations are
- * synchronous underneath, so every call meets its `timeoutMs`. Memory is bounded by `maxKeys`;
- * buckets of `refillPerSecond` 0 never refill and so stay until refunded or evicted.
+ * synchronous underneath, so every call meets its `timeoutMs`. Memory is bounded by `maxKeys`
+ * (eviction drops the buckets closest to full first); buckets of `refillPerSecond` 0 never refill
+ * and so stay until refunded or evicted.
  */
 export class MemoryBucketStore implements BucketStore {
-  /** key → state (see `bucketStep`); insertion order is least recently used first. */
-  readonly #buckets = new Map<string, BucketState>();
+  /** key → state (see `bucketStep`), ordered by closeness to full. */
+  readonly #buckets = new BucketTable();
   readonly #maxKeys: number;
   readonly #now: () => number;
   readonly #sweepIntervalMs: number;
@@ -83,14 +88,7 @@ export class MemoryBucketStore implements BucketStore {
 
   /** Drops every bucket that has refilled; returns how many were dropped. */
   sweep(): number {
-    const nowTicks = this.#nowUs() * TICKS_PER_US;
-    let dropped = 0;
-    for (const [key, state] of this.#buckets) {
-      if (state.rate > 0 && state.value <= nowTicks) {
-        this.#buckets.delete(key);
-        dropped++;
-      }
-    }
+    const dropped = this.#buckets.dropFull(this.#nowUs() * TICKS_PER_US);
     if (this.#buckets.size === 0) this.#stopSweeping();
     return dropped;
   }
@@ -100,21 +98,18 @@ export class MemoryBucketStore implements BucketStore {
     const stored = this.#buckets.get(key);
     const step = bucketStep(stored, op, amount, policy, nowUs);
     if (step.write) {
-      this.#buckets.delete(key);
-      if (step.state !== undefined) this.#insert(key, step.state);
-    } else if (stored !== undefined) {
-      this.#buckets.delete(key);
-      if (stored.rate === 0 || stored.value > nowUs * TICKS_PER_US) this.#buckets.set(key, stored); // touched; a refilled one is dropped
+      if (step.state === undefined) this.#buckets.delete(key);
+      else this.#insert(key, step.state);
+    } else if (stored !== undefined && stored.rate > 0 && stored.value <= nowUs * TICKS_PER_US) {
+      this.#buckets.delete(key); // refilled: a full bucket is not kept
     }
     return toBucketResult(step.reply, op === 'peek' ? 0 : amount, policy.capacity);
   }
 
+  /** Keeps `state` for `key`; one bucket too many drops the one closest to full (maybe this one). */
   #insert(key: string, state: BucketState): void {
-    if (this.#buckets.size >= this.#maxKeys) {
-      const oldest = this.#buckets.keys().next().value;
-      if (oldest !== undefined) this.#buckets.delete(oldest);
-    }
     this.#buckets.set(key, state);
+    if (this.#buckets.size > this.#maxKeys) this.#buckets.evict();
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.sweep(), this.#sweepIntervalMs);
       this.#timer.unref();

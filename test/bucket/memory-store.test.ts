@@ -52,16 +52,59 @@ describe('MemoryBucketStore', () => {
     expect(store.size).toBe(0);
   });
 
-  it('evicts the least recently used bucket at maxKeys, forgiving its debt', async () => {
+  it('evicts the bucket closest to full at maxKeys, however recently the others were used', async () => {
     const now = 0;
     const store = new MemoryBucketStore({ now: () => now, maxKeys: 3 });
-    for (const key of ['a', 'b', 'c']) await store.consume(key, 5, policy);
-    await store.peek('a', policy); // a is now more recently used than b
-    await store.consume('d', 5, policy);
+    await store.consume('a', 5, policy); // full again in 500 ms
+    await store.consume('b', 2, policy); // 200 ms: closest to full
+    await store.consume('c', 8, policy); // 800 ms
+    await store.peek('a', policy);
+    await store.consume('d', 6, policy); // 600 ms: one too many, b goes
     expect(store.size).toBe(3);
     expect((await store.peek('b', policy)).remaining).toBe(10);
     expect((await store.peek('a', policy)).remaining).toBe(5);
-    expect((await store.peek('c', policy)).remaining).toBe(5);
+    expect((await store.peek('c', policy)).remaining).toBe(2);
+    expect((await store.peek('d', policy)).remaining).toBe(4);
+    // A newcomer closer to full than every bucket held is the one dropped.
+    await store.consume('e', 1, policy);
+    expect(store.size).toBe(3);
+    expect((await store.peek('e', policy)).remaining).toBe(10);
+    expect((await store.peek('a', policy)).remaining).toBe(5);
+  });
+
+  it('evicts buckets that never refill only after every refilling one, fewest missing tokens first', async () => {
+    const now = 0;
+    const store = new MemoryBucketStore({ now: () => now, maxKeys: 3 });
+    const noRefill = { capacity: 10, refillPerSecond: 0 };
+    await store.consume('z3', 3, noRefill);
+    await store.consume('z1', 1, noRefill);
+    await store.consume('slow', 10, { capacity: 10, refillPerSecond: 1e-6 }); // full again in 116 days
+    await store.consume('n', 9, noRefill);
+    expect((await store.peek('slow', policy)).remaining).toBe(10);
+    await store.consume('m', 5, noRefill);
+    expect(store.size).toBe(3);
+    expect((await store.peek('z1', noRefill)).remaining).toBe(10);
+    expect((await store.peek('z3', noRefill)).remaining).toBe(7);
+    expect((await store.peek('n', noRefill)).remaining).toBe(1);
+    expect((await store.peek('m', noRefill)).remaining).toBe(5);
+  });
+
+  it('keeps an emptied bucket through a flood of 2 × maxKeys fresh identities', async () => {
+    let now = 1000;
+    const maxKeys = 1000;
+    const store = new MemoryBucketStore({ now: () => now, maxKeys });
+    const slow = { capacity: 100, refillPerSecond: 1 };
+    expect(await store.consume('victim', 100, slow)).toMatchObject({ allowed: true, remaining: 0 });
+    for (let i = 0; i < 2 * maxKeys; i++) {
+      now += 1;
+      expect((await store.consume(`flood-${i}`, 3, slow)).allowed).toBe(true);
+    }
+    expect(store.size).toBe(maxKeys);
+    // 2 s later: 2 tokens back, not 100.
+    expect(await store.consume('victim', 10, slow)).toMatchObject({ allowed: false, remaining: 2 });
+    // The newest identities were kept (furthest from full among the flood), the oldest dropped.
+    expect((await store.peek('flood-0', slow)).remaining).toBe(100);
+    expect((await store.peek(`flood-${2 * maxKeys - 1}`, slow)).remaining).toBe(97);
   });
 
   it('reads its clock in whole µs, as Redis does: integer costs leave integer tokens', async () => {
