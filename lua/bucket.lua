@@ -96,7 +96,9 @@ end
 -- of refill (at most 0.001 token) of it, since only the tick rounding can put them there.
 local function snap(missing, rate)
   local whole = math.floor(missing + 0.5)
-  if math.abs(missing - whole) <= math.min(rate * 5e-7, 0.001) then return whole end
+  local radius = rate * 5e-7
+  if radius > 0.001 then radius = 0.001 end
+  if missing - whole <= radius and whole - missing <= radius then return whole end
   return missing
 end
 
@@ -132,9 +134,10 @@ end
 local tick = now * 4                -- now (ticks)
 
 -- The stored state as `at` (refilling: full_at, ticks; refill 0: the missing tokens) and the rate
--- it was written with: `kept` (its %.7g text) or `keptRate` (tokens per second).
+-- it was written with: `kept` (its %.7g text) or `keptRate` (tokens per second). `rateKept` is the
+-- call's rate as %.7g text once known (it is what the next write stores).
 local stored = redis.call('GET', key)
-local at, kept, keptRate
+local at, kept, keptRate, rateKept
 if stored then
   local colon = string.find(stored, ':', 1, true)
   if colon then
@@ -154,8 +157,9 @@ if stored then
   end
 end
 if kept then
-  if kept == rateText or (refill > 0 and kept == string.format('%.7g', refill)) then
-    keptRate = refill
+  if kept ~= rateText and refill > 0 then rateKept = string.format('%.7g', refill) end
+  if kept == rateText or kept == rateKept then
+    keptRate, rateKept = refill, kept
   else
     keptRate = tonumber(kept)
   end
@@ -170,8 +174,10 @@ if at == nil then
   -- full
 elseif keptRate == refill then
   if refill > 0 then
-    if at > tick then base = at end
-    missing = snap((base - tick) * refill / TICKS, refill)
+    if at > tick then
+      base = at
+      missing = snap((at - tick) * refill / TICKS, refill)
+    end
   else
     missing = at
   end
@@ -202,7 +208,8 @@ local function store(short)
       redis.call('DEL', key)
       full_at = tick
     else
-      redis.call('SET', key, string.format('%x:%.7g', full_at, refill), 'PXAT', math.ceil(full_at / 4000))
+      local state = rateKept and string.format('%x:', full_at) .. rateKept or string.format('%x:%.7g', full_at, refill)
+      redis.call('SET', key, state, 'PXAT', string.format('%d', math.ceil(full_at / 4000)))
     end
     return reply('ok', full_at)
   end

@@ -53,7 +53,8 @@ export function roundTicks(value: number): number {
  */
 export function snapMissing(missing: number, rate: number): number {
   const whole = Math.floor(missing + 0.5);
-  return Math.abs(missing - whole) <= Math.min(rate * 5e-7, 0.001) ? whole : missing;
+  const radius = Math.min(rate * 5e-7, 0.001);
+  return missing - whole <= radius && whole - missing <= radius ? whole : missing;
 }
 
 export type BucketStatus = 'ok' | 'denied' | 'never';
@@ -131,8 +132,10 @@ export function bucketStep(
     // full
   } else if (stored.rate === refill) {
     if (refill > 0) {
-      if (stored.value > tick) base = stored.value;
-      missing = snapMissing(((base - tick) * refill) / TICKS_PER_SECOND, refill);
+      if (stored.value > tick) {
+        base = stored.value;
+        missing = snapMissing(((base - tick) * refill) / TICKS_PER_SECOND, refill);
+      }
     } else {
       missing = stored.value;
     }
