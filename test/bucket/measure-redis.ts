@@ -53,8 +53,8 @@ const client = new Redis({ port: server.port, host: '127.0.0.1' });
 try {
   const store = new RedisBucketStore(client);
   console.log(`redis-server ${(await client.info('server')).match(/redis_version:(\S+)/)?.[1]} on port ${server.port}`);
-  await bytesPerKey(client, store, 'integer state (refill 0.01/s)', { capacity: 100, refillPerSecond: 0.01 }, 1);
-  await bytesPerKey(client, store, 'fractional state (refill 0.03/s)', { capacity: 100, refillPerSecond: 0.03 }, 1);
+  await bytesPerKey(client, store, 'refill 0.01/s', { capacity: 100, refillPerSecond: 0.01 }, 1);
+  await bytesPerKey(client, store, 'refill 0.03/s', { capacity: 100, refillPerSecond: 0.03 }, 1);
 
   await client.flushall();
   const policy = { capacity: 1e9, refillPerSecond: 1000 };
