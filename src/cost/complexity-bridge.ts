@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { GraphQLError, Kind } from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { reported } from './cost-math.js';
@@ -7,16 +8,30 @@ import type { ComplexityEstimator, CostEstimate } from './types.js';
 
 type GetComplexity = typeof import('graphql-query-complexity')['getComplexity'];
 
-/** graphql-query-complexity is optional: loaded when installed, required only by `estimators`. */
-const getComplexity: GetComplexity | undefined = await import('graphql-query-complexity').then(
-  (module) => module.getComplexity,
-  () => undefined,
-);
+/**
+ * graphql-query-complexity's `getComplexity`, once loaded. The package is an optional peer needed
+ * only by `estimators`, so it is loaded on first use, synchronously (`require`, which works from
+ * both builds), never at import time: a top-level `await import()` would make the ES module build
+ * impossible to `require()` and cost every user the lookup.
+ */
+let getComplexity: GetComplexity | undefined;
 
-/** Throws unless graphql-query-complexity can be loaded (checked when the analyzer is created). */
+/** Loads graphql-query-complexity, or throws a TypeError naming it (called when the analyzer is created). */
 export function assertComplexityAvailable(owner: string): void {
-  if (getComplexity === undefined) {
-    throw new TypeError(`${owner}: \`estimators\` needs the graphql-query-complexity package; install it.`);
+  if (getComplexity !== undefined) return;
+  try {
+    const load = createRequire(import.meta.url);
+    getComplexity = (load('graphql-query-complexity') as typeof import('graphql-query-complexity')).getComplexity;
+  } catch (error) {
+    const missing =
+      (error as NodeJS.ErrnoException | undefined)?.code === 'MODULE_NOT_FOUND' &&
+      String((error as Error).message).includes("'graphql-query-complexity'");
+    throw new TypeError(
+      missing
+        ? `${owner}: \`estimators\` needs the graphql-query-complexity package, which is not installed; install it (npm install graphql-query-complexity).`
+        : `${owner}: \`estimators\` needs the graphql-query-complexity package, which failed to load: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
   }
 }
 
