@@ -4,13 +4,13 @@
  * `runBucketScript` with an explicit `nowUs` to drive the script through simulated time.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { BUCKET_LUA } from './bucket-lua.js';
 import { bucketReply, type BucketOp, type BucketReply } from './bucket-math.js';
 import { BucketStoreError } from './errors.js';
 
 /** The Lua source of the bucket script. */
-export const BUCKET_SCRIPT: string = readFileSync(new URL('../../lua/bucket.lua', import.meta.url), 'utf8');
+export const BUCKET_SCRIPT: string = BUCKET_LUA;
 
 /** SHA1 of `BUCKET_SCRIPT`: what `SCRIPT LOAD` answers and `EVALSHA` sends. */
 export const BUCKET_SCRIPT_SHA: string = createHash('sha1').update(BUCKET_SCRIPT).digest('hex');
