@@ -3,6 +3,7 @@
 // Bucket stores
 export type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './bucket/types.js';
 export { RedisBucketStore, type RedisBucketStoreOptions } from './bucket/redis-store.js';
+export type { RedisBucketClient } from './bucket/redis-client.js';
 export { MemoryBucketStore, type MemoryBucketStoreOptions } from './bucket/memory-store.js';
 export { BucketStoreError, BucketStoreTimeoutError } from './bucket/errors.js';
 export { bucketKey } from './bucket/bucket-key.js';

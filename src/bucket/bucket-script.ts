@@ -4,10 +4,10 @@
  * `runBucketScript` with an explicit `nowUs` to drive the script through simulated time.
  */
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
 import { BUCKET_LUA } from './bucket-lua.js';
 import { bucketReply, type BucketOp, type BucketReply } from './bucket-math.js';
 import { BucketStoreError } from './errors.js';
+import type { RedisBucketClient } from './redis-client.js';
 
 /** The Lua source of the bucket script. */
 export const BUCKET_SCRIPT: string = BUCKET_LUA;
@@ -43,7 +43,7 @@ type BucketCommand = (key: string, ...args: string[]) => Promise<unknown>;
  * Registers the script on `client` with `defineCommand` (EVALSHA, with an EVAL fallback on
  * NOSCRIPT, e.g. after `SCRIPT FLUSH` or a restart) and returns the command.
  */
-export function defineBucketCommand(client: Redis | Cluster): BucketCommand {
+export function defineBucketCommand(client: RedisBucketClient): BucketCommand {
   const commands = client as unknown as Record<string, BucketCommand | undefined>;
   if (typeof commands[BUCKET_COMMAND] !== 'function') {
     client.defineCommand(BUCKET_COMMAND, { numberOfKeys: 1, lua: BUCKET_SCRIPT });
@@ -94,7 +94,7 @@ export function parseBucketReply(
 
 /** Runs the script once on `key` (already prefixed). For tests and tools; stores use their own path. */
 export async function runBucketScript(
-  client: Redis | Cluster,
+  client: RedisBucketClient,
   key: string,
   call: BucketScriptCall,
 ): Promise<BucketReply | ExpiredReply> {

@@ -1,9 +1,9 @@
 import clusterKeySlot from 'cluster-key-slot';
-import type { Cluster, Redis } from 'ioredis';
 import { bucketKey } from './bucket-key.js';
 import { toBucketResult, type BucketOp, type BucketReply } from './bucket-math.js';
 import { bucketArgs, defineBucketCommand, parseBucketReply, type ExpiredReply } from './bucket-script.js';
 import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
+import type { RedisBucketClient } from './redis-client.js';
 import { checkCall } from './validate.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
 
@@ -68,13 +68,13 @@ function localUs(): number {
  * their memory is unbounded by design (one key per such caller).
  */
 export class RedisBucketStore implements BucketStore {
-  readonly #client: Redis | Cluster;
+  readonly #client: RedisBucketClient;
   readonly #command: (key: string, ...args: string[]) => Promise<unknown>;
   readonly #prefix: string;
   #clock: ClockSample | undefined;
   #clockRequest: Promise<void> | undefined;
 
-  constructor(client: Redis | Cluster, options: RedisBucketStoreOptions = {}) {
+  constructor(client: RedisBucketClient, options: RedisBucketStoreOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.defineCommand !== 'function') {
       throw new TypeError('client must be an ioredis Redis or Cluster instance');
     }
@@ -95,7 +95,7 @@ export class RedisBucketStore implements BucketStore {
     const client = this.#client;
     if (!client.isCluster) return SINGLE_NODE_PARTITION;
     const slot = clusterKeySlot(bucketKey(this.#prefix, key));
-    return (client as Cluster).slots[slot]?.[0] ?? `slot ${slot}`;
+    return client.slots?.[slot]?.[0] ?? `slot ${slot}`;
   }
 
   async consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
