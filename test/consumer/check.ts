@@ -1,0 +1,327 @@
+/**
+ * The consumer check (`npm run consumer-check`, run by .ci/run after the build): packs the package
+ * as it would be published and installs the tarball into fresh projects under the system temp
+ * directory, the way a new user would, following the README's "Install in your project":
+ *
+ * - esm-js      ES module JavaScript, `server.js` as shown, on Redis
+ * - cjs-js      CommonJS JavaScript, the same file with the README's `require` lines, on Redis
+ * - ts-memory   TypeScript (`module: nodenext`, strict, `skipLibCheck: false`) without ioredis
+ *               installed, the README's memory-store variant of `server.ts`; the same declarations
+ *               also compile under `moduleResolution: bundler` and from a CommonJS file
+ * - ts-redis    TypeScript with ioredis, `server.ts` as shown
+ *
+ * Each project installs the tarball and the README's other packages from the npm registry, starts
+ * its server, sends the README's curl request over HTTP and compares the answer with the response
+ * the README shows (`extensions.cost` included). Redis is a throw-away `redis-server` on a free port
+ * (one database per project). One line per project; exit code 1 when any fails. Temporary
+ * directories and processes are removed on every exit path.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { differences, parseCurl } from '../example/readme-examples.js';
+import { freePort, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { installBlock, installBlocks, npmInstallPackages, withVariant } from './readme-install.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const blocks = installBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+const children = new Set<ChildProcess>();
+const work = mkdtempSync(join(tmpdir(), 'graphql-budget-consumer-'));
+let redis: RedisServer | undefined;
+
+interface Project {
+  name: string;
+  type: 'module' | 'commonjs';
+  redis: boolean;
+  typescript: boolean;
+  files: Record<string, string>;
+  /** What `node` runs, after `tsc` for TypeScript. */
+  entry: string;
+  /** Further checks in the installed project; returns a note for the report line. */
+  extra?: (dir: string) => Promise<string>;
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a command to its end (bounded by `timeoutMs`), with npm's own variables left out of its environment. */
+function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ code, output });
+    });
+  });
+}
+
+async function mustRun(what: string, command: string, args: string[], cwd: string, timeoutMs: number): Promise<string> {
+  const result = await run(command, args, cwd, timeoutMs);
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}):\n${result.output.trim()}`);
+  return result.output;
+}
+
+/** Packs the package; checks what the tarball holds. Returns its path and a summary. */
+async function pack(): Promise<{ tarball: string; summary: string }> {
+  for (const entry of ['dist/esm/index.js', 'dist/cjs/index.js']) {
+    if (!existsSync(join(root, entry))) throw new Error(`${entry} is missing: run \`npm run build\` first.`);
+  }
+  const out = await mustRun('npm pack', 'npm', ['pack', '--json', '--pack-destination', work], root, 120_000);
+  const [packed] = JSON.parse(out.slice(out.indexOf('['))) as {
+    filename: string;
+    size: number;
+    entryCount: number;
+    files: { path: string }[];
+  }[];
+  if (packed === undefined) throw new Error('npm pack reported no tarball');
+  const paths = new Set(packed.files.map((file) => file.path));
+  const required = ['LICENSE', 'README.md', 'package.json', 'lua/bucket.lua', 'schema/cost.graphql'];
+  required.push('dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts');
+  required.push('dist/cjs/package.json');
+  const missing = required.filter((path) => !paths.has(path));
+  const unwanted = [...paths].filter((path) => path.endsWith('.map') || path.startsWith('src/'));
+  if (missing.length > 0 || unwanted.length > 0) {
+    throw new Error(`the tarball lacks [${missing.join(', ')}] or holds [${unwanted.join(', ')}]`);
+  }
+  return {
+    tarball: join(work, packed.filename),
+    summary: `${packed.filename}: ${(packed.size / 1000).toFixed(1)} kB, ${packed.entryCount} files`,
+  };
+}
+
+/** Starts the project's server; resolves once it says it is ready. */
+async function startServer(dir: string, entry: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [entry], { cwd: dir, env: { ...process.env, ...env }, stdio: 'pipe' });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk;
+      if (output.includes('Server ready at')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before it was ready:\n${output.trim()}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Sends the README's request to `port` and compares the answer with the README's response. */
+async function request(port: number): Promise<string> {
+  const curl = parseCurl(installBlock(blocks, 'request').text.trim());
+  const url = new URL(curl.url);
+  url.port = String(port);
+  const response = await fetch(url, {
+    method: curl.method,
+    headers: curl.headers,
+    body: curl.body ?? null,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await response.json()) as { extensions?: { cost?: Record<string, unknown> } };
+  const cost = body.extensions?.cost;
+  if (response.status !== 200 || cost === undefined) {
+    throw new Error(`HTTP ${response.status} without extensions.cost: ${JSON.stringify(body)}`);
+  }
+  const shown = JSON.parse(installBlock(blocks, 'response').text) as unknown;
+  const diff = differences(shown, body);
+  if (diff.length > 0) throw new Error(`the answer differs from the README's:\n  ${diff.join('\n  ')}`);
+  return `HTTP 200, extensions.cost ${JSON.stringify(cost)}`;
+}
+
+/** Configuring `estimators` without graphql-query-complexity installed fails with an error naming it. */
+async function optionalPeerError(dir: string, type: Project['type']): Promise<string> {
+  const load =
+    type === 'module'
+      ? "import { createCostAnalyzer } from 'graphql-budget'; import { buildSchema } from 'graphql';"
+      : "const { createCostAnalyzer } = require('graphql-budget'); const { buildSchema } = require('graphql');";
+  const script = `${load}
+    try { createCostAnalyzer(buildSchema('type Query { a: Int }'), { estimators: [() => 1] }); console.log('no error'); }
+    catch (error) { console.log(error.message); }`;
+  const out = await mustRun('estimators check', process.execPath, [`--input-type=${type}`, '-e', script], dir, 30_000);
+  if (!/graphql-query-complexity package, which is not installed/.test(out)) {
+    throw new Error(`estimators without graphql-query-complexity: expected an error naming it, got ${out.trim()}`);
+  }
+  return 'estimators without graphql-query-complexity: TypeError naming it';
+}
+
+/** The declarations also compile under `moduleResolution: bundler` and as CommonJS (`require` types). */
+async function otherResolutions(dir: string): Promise<string> {
+  if (existsSync(join(dir, 'node_modules/ioredis'))) throw new Error('ioredis is installed in the project without it');
+  mkdirSync(join(dir, 'types'));
+  const use = 'new MemoryBucketStore({ maxKeys: 10 }).peek("a", { capacity: 1, refillPerSecond: 1 })';
+  writeFileSync(join(dir, 'types/bundler.ts'), `import { MemoryBucketStore } from 'graphql-budget';\n${use};\n`);
+  writeFileSync(
+    join(dir, 'types/require.cts'),
+    `import budget = require('graphql-budget');\nconst { MemoryBucketStore } = budget;\n${use};\n`,
+  );
+  const strict = { strict: true, skipLibCheck: false, types: ['node'], noEmit: true };
+  const configs = {
+    'tsconfig.bundler.json': { compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler' } },
+    'tsconfig.require.json': { compilerOptions: { ...strict, module: 'nodenext' } },
+  };
+  const tsc = join(dir, 'node_modules/.bin/tsc');
+  const seen: string[] = [];
+  for (const [file, config] of Object.entries(configs)) {
+    const source = file === 'tsconfig.bundler.json' ? 'types/bundler.ts' : 'types/require.cts';
+    writeFileSync(join(dir, file), JSON.stringify({ ...config, files: [source] }, null, 2));
+    const out = await mustRun(`tsc -p ${file}`, tsc, ['-p', file, '--listFiles'], dir, 120_000);
+    const entry = /graphql-budget\/dist\/(esm|cjs)\/index\.d\.ts/.exec(out)?.[1];
+    if (entry === undefined) throw new Error(`tsc -p ${file} did not read graphql-budget's declarations:\n${out}`);
+    seen.push(`${file === 'tsconfig.bundler.json' ? 'bundler' : 'require'} → dist/${entry}`);
+  }
+  if (seen.join() !== 'bundler → dist/esm,require → dist/cjs') throw new Error(`declarations read: ${seen.join(', ')}`);
+  return `types also compile with ${seen.join(', ')}`;
+}
+
+function projects(): Project[] {
+  const serverJs = installBlock(blocks, 'server.js').text;
+  const serverTs = installBlock(blocks, 'server.ts').text;
+  const tsconfig = JSON.parse(installBlock(blocks, 'tsconfig.json').text) as {
+    compilerOptions: Record<string, unknown>;
+  };
+  const options = tsconfig.compilerOptions;
+  if (options.module !== 'nodenext' || options.strict !== true || options.skipLibCheck === true) {
+    throw new Error('the README tsconfig.json must keep module nodenext, strict, and library checks on');
+  }
+  const tsconfigJson = JSON.stringify({ ...tsconfig, compilerOptions: { ...options, skipLibCheck: false } }, null, 2);
+  return [
+    {
+      name: 'esm-js',
+      type: 'module',
+      redis: true,
+      typescript: false,
+      files: { 'server.js': serverJs },
+      entry: 'server.js',
+      extra: (dir) => optionalPeerError(dir, 'module'),
+    },
+    {
+      name: 'cjs-js',
+      type: 'commonjs',
+      redis: true,
+      typescript: false,
+      files: { 'server.js': withVariant(serverJs, installBlock(blocks, 'server.js, CommonJS imports').text) },
+      entry: 'server.js',
+      extra: (dir) => optionalPeerError(dir, 'commonjs'),
+    },
+    {
+      name: 'ts-memory',
+      type: 'module',
+      redis: false,
+      typescript: true,
+      files: {
+        'tsconfig.json': tsconfigJson,
+        'server.ts': withVariant(serverTs, installBlock(blocks, 'server.ts, without Redis').text),
+      },
+      entry: 'dist/server.js',
+      extra: otherResolutions,
+    },
+    {
+      name: 'ts-redis',
+      type: 'module',
+      redis: true,
+      typescript: true,
+      files: { 'tsconfig.json': tsconfigJson, 'server.ts': serverTs },
+      entry: 'dist/server.js',
+    },
+  ];
+}
+
+async function check(project: Project, index: number, tarball: string): Promise<string> {
+  const dir = join(work, project.name);
+  mkdirSync(dir);
+  const manifest = { name: `consumer-${project.name}`, version: '1.0.0', private: true, type: project.type };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const [file, text] of Object.entries(project.files)) writeFileSync(join(dir, file), text);
+
+  let packages = npmInstallPackages(installBlock(blocks, 'npm').text);
+  if (!packages.includes('graphql-budget')) throw new Error('the README install line does not name graphql-budget');
+  packages = packages.map((name) => (name === 'graphql-budget' ? tarball : name));
+  if (!project.redis) packages = packages.filter((name) => name !== 'ioredis');
+  if (project.typescript) packages.push(...npmInstallPackages(installBlock(blocks, 'npm, TypeScript').text));
+  const started = performance.now();
+  await mustRun('npm install', 'npm', ['install', '--no-audit', '--no-fund', ...packages], dir, 300_000);
+  const installed = `installed in ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  if (project.typescript) await mustRun('tsc', join(dir, 'node_modules/.bin/tsc'), ['-p', '.'], dir, 120_000);
+
+  const port = await freePort();
+  const env: Record<string, string> = { PORT: String(port) };
+  if (project.redis) {
+    redis ??= await startRedisServer();
+    env.REDIS_URL = `${redis.url}/${index + 1}`;
+  }
+  const server = await startServer(dir, project.entry, env);
+  let answer: string;
+  try {
+    answer = await request(port);
+  } finally {
+    await stop(server);
+  }
+  const extra = project.extra === undefined ? [] : [await project.extra(dir)];
+  return [installed, answer, ...extra].join('; ');
+}
+
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  await redis?.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void cleanUp().finally(() => process.exit(1));
+  });
+}
+
+let failed = 0;
+const began = performance.now();
+try {
+  const { tarball, summary } = await pack();
+  console.log(`consumer check: ${summary}`);
+  for (const [index, project] of projects().entries()) {
+    try {
+      console.log(`consumer check: ${project.name.padEnd(9)} ok    ${await check(project, index, tarball)}`);
+    } catch (error) {
+      failed++;
+      console.log(`consumer check: ${project.name.padEnd(9)} FAIL  ${(error as Error).message}`);
+    }
+  }
+} catch (error) {
+  failed++;
+  console.log(`consumer check: FAIL  ${(error as Error).message}`);
+} finally {
+  await cleanUp();
+}
+console.log(
+  `consumer check: ${failed === 0 ? 'passed' : `${failed} failed`} in ${((performance.now() - began) / 1000).toFixed(0)} s`,
+);
+process.exit(failed === 0 ? 0 : 1);
