@@ -7,6 +7,7 @@ import { StaticEstimator, type EstimateSettings } from './estimate.js';
 import { FieldCallCache, type FieldCall } from './field-call.js';
 import type { CollectedFields, FieldCollector } from './field-collector.js';
 import type { ResolvedOperation } from './operation.js';
+import { scopeBelow, type SizeScope } from './size-scope.js';
 import type { CostEstimate } from './types.js';
 
 type ResponseObject = Readonly<Record<string, unknown>>;
@@ -26,7 +27,7 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  * - Work an error hid is charged at the estimate, since it may have run: `data: null` (an error
  *   nulled the root) costs the whole estimate; a field whose value is null where an error's path
  *   passes through or ends costs its estimate at that place (slicing arguments, `assumedSize`,
- *   the enclosing field's `sizedFields`, abstract types at their costliest), and a null list item
+ *   the enclosing fields' `sizedFields`, abstract types at their costliest), and a null list item
  *   on an error's path one item of it (the remaining list levels). A null no error path reaches
  *   is legitimate and costs its call only. Without errors the walk allocates nothing more.
  * - A mutation's root fields present in the data ran, with their side effects: each costs its
@@ -91,21 +92,21 @@ export class ActualCoster {
   }
 
   /**
-   * `enclosing` is the field whose value `value` is (undefined for the root object); `errors` the
+   * `scope` holds what enclosing fields' `sizedFields` hand to this object's fields; `errors` the
    * error paths below this object, undefined when none reaches it.
    */
   private objectCost(
     type: GraphQLObjectType,
     selectionSets: readonly SelectionSetNode[],
     value: ResponseObject,
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     errors: ErrorPaths | undefined,
   ): Cost {
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
     for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
       if (!Object.hasOwn(value, responseKey)) continue;
-      const field = this.fieldCost(type, nodes, value[responseKey], enclosing, errors?.get(responseKey));
+      const field = this.fieldCost(type, nodes, value[responseKey], scope, errors?.get(responseKey));
       typeCost += field.typeCost;
       fieldCost += field.fieldCost;
     }
@@ -116,16 +117,16 @@ export class ActualCoster {
     parent: GraphQLObjectType,
     nodes: readonly FieldNode[],
     value: unknown,
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     errors: ErrorPaths | undefined,
   ): Cost {
     const call = this.priced(parent, nodes);
     if (call === null) return ZERO_COST;
     const selectionSets = this.selectionSetsOf(call.rule, nodes);
     if (errors !== undefined && (value === null || value === undefined)) {
-      return this.estimated().fieldEstimate(call, selectionSets, enclosing);
+      return this.estimated().fieldEstimate(call, selectionSets, scope);
     }
-    const returned = this.valueCost(call, call.rule.listDepth, selectionSets, value, enclosing, errors);
+    const returned = this.valueCost(call, call.rule.listDepth, selectionSets, value, scope, errors);
     return {
       typeCost: Math.max(0, returned.typeCost),
       fieldCost: Math.max(0, call.callCost + returned.fieldCost),
@@ -162,13 +163,16 @@ export class ActualCoster {
     return selectionSets;
   }
 
-  /** Cost of a value `call` returned, `depth` list levels above the field's named type. */
+  /**
+   * Cost of a value `call` returned, `depth` list levels above the field's named type; `scope` is
+   * the one the field sits in.
+   */
   private valueCost(
     call: FieldCall,
     depth: number,
     selectionSets: readonly SelectionSetNode[],
     value: unknown,
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     errors: ErrorPaths | undefined,
   ): Cost {
     if (value === null || value === undefined) return ZERO_COST;
@@ -182,8 +186,8 @@ export class ActualCoster {
         const itemErrors = errors?.get(index);
         const cost =
           itemErrors !== undefined && (item === null || item === undefined)
-            ? this.estimated().valueEstimate(call, selectionSets, enclosing, depth - 1)
-            : this.valueCost(call, depth - 1, selectionSets, item, enclosing, itemErrors);
+            ? this.estimated().valueEstimate(call, selectionSets, scope, depth - 1)
+            : this.valueCost(call, depth - 1, selectionSets, item, scope, itemErrors);
         typeCost += cost.typeCost;
         fieldCost += cost.fieldCost;
       }
@@ -192,10 +196,11 @@ export class ActualCoster {
     if (rule.returnsLeaf) return { typeCost: this.table.typeWeight(rule.namedType), fieldCost: 0 };
     if (typeof value !== 'object') return ZERO_COST;
     const object = value as ResponseObject;
-    if (rule.objectType !== undefined) return this.objectCost(rule.objectType, selectionSets, object, call, errors);
+    const below = scopeBelow(scope, call.definition.name, call.scope);
+    if (rule.objectType !== undefined) return this.objectCost(rule.objectType, selectionSets, object, below, errors);
     let cost: Cost | undefined;
     for (const candidate of this.runtimeTypes(rule.namedType as GraphQLAbstractType, selectionSets, object)) {
-      const candidateCost = this.objectCost(candidate, selectionSets, object, call, errors);
+      const candidateCost = this.objectCost(candidate, selectionSets, object, below, errors);
       cost = cost === undefined ? candidateCost : maxCost(cost, candidateCost);
     }
     return cost ?? ZERO_COST;

@@ -1,9 +1,4 @@
 import {
-  GraphQLDirective,
-  GraphQLNonNull,
-  GraphQLScalarType,
-  Kind,
-  getDirectiveValues,
   getNamedType,
   getNullableType,
   isAbstractType,
@@ -17,37 +12,28 @@ import {
   isObjectType,
   isScalarType,
   isSpecifiedDirective,
-  print,
 } from 'graphql';
 import type {
-  ConstDirectiveNode,
   GraphQLArgument,
   GraphQLField,
   GraphQLInputField,
   GraphQLInputType,
-  GraphQLInterfaceType,
   GraphQLNamedType,
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql';
-import { costDirective, listSizeDirective } from './directives.js';
+import { CostDirectiveReader, type DirectiveHolder } from './directive-reader.js';
 import { CostSchemaError } from './errors.js';
+import type { ListSizeRule } from './list-size-rule.js';
 
-/** A field's `@listSize`, checked against the schema. */
-export interface ListSizeRule {
-  readonly assumedSize: number | undefined;
-  /** Each slicing argument as a path: `["first"]`, or `["filter", "max"]` for `"filter.max"`. */
-  readonly slicingArguments: readonly (readonly string[])[];
-  readonly sizedFields: readonly string[];
-  /** Whether an operation must give exactly one slicing argument a value (the spec's default, true). */
-  readonly requireOneSlicingArgument: boolean;
-}
+export type { ListSizeRule } from './list-size-rule.js';
 
 /** What a field costs to resolve, before arguments, and the shape of what it returns. */
 export interface FieldCostRule {
   /** `@cost` weight of the field, or the default: 1 for composite return types, 0 for leaves. */
   readonly weight: number;
-  readonly listSize: ListSizeRule | undefined;
+  /** The field's `@listSize` rules: none, one, or several where the directive is repeatable. */
+  readonly listSizes: readonly ListSizeRule[];
   /** The named type the field returns. */
   readonly namedType: GraphQLNamedType;
   /** How many list levels wrap the named type: 0 for `T`, 1 for `[T!]!`, 2 for `[[T]]`. */
@@ -58,31 +44,10 @@ export interface FieldCostRule {
   readonly objectType: GraphQLObjectType | undefined;
 }
 
-type DirectiveHolder = { readonly directives?: ReadonlyArray<ConstDirectiveNode> };
 type AnyField = GraphQLField<unknown, unknown>;
 type InputValue = GraphQLArgument | GraphQLInputField;
 
-/** Accepts the weight as a numeric string (IBM), an Int (Apollo Federation) or a Float literal. */
-const CostWeightScalar = new GraphQLScalarType({
-  name: 'CostWeight',
-  parseValue: parseWeight,
-  parseLiteral(ast) {
-    return parseWeight(ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT ? ast.value : '');
-  },
-});
-
-function parseWeight(value: unknown): number {
-  const weight =
-    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  if (!Number.isFinite(weight)) throw new TypeError('not a finite number');
-  return weight;
-}
-
-const costWeightReader = new GraphQLDirective({
-  name: costDirective.name,
-  locations: costDirective.locations,
-  args: { weight: { type: new GraphQLNonNull(CostWeightScalar) } },
-});
+const NO_RULES: readonly ListSizeRule[] = [];
 
 /**
  * The schema's cost directives, read once: type weights, field weights, argument and input-field
@@ -91,9 +56,9 @@ const costWeightReader = new GraphQLDirective({
  * input-object values). An object field without its own `@cost`/`@listSize` inherits those of the
  * interface fields it implements (the largest weight).
  *
- * @throws {CostSchemaError} listing every `@cost` weight that is not a number and every
- * `@listSize` that names a missing or non-Int slicing argument or a sized field that is not a
- * list field of the return type.
+ * @throws {CostSchemaError} listing every `@cost` weight that is not a number, every `@listSize`
+ * that names a missing or non-Int slicing argument or a sized field that is not a list field below
+ * the return type, and every repeated `@listSize` the schema does not define repeatable.
  */
 export class CostTable {
   readonly schema: GraphQLSchema;
@@ -105,32 +70,33 @@ export class CostTable {
   constructor(schema: GraphQLSchema) {
     this.schema = schema;
     const problems: string[] = [];
+    const reader = new CostDirectiveReader(schema, problems);
     const explicitWeights = new Map<AnyField, number>();
-    const explicitListSizes = new Map<AnyField, ListSizeRule>();
+    const explicitListSizes = new Map<AnyField, readonly ListSizeRule[]>();
     const explicitArgWeights = new Map<GraphQLArgument, number>();
 
     for (const type of Object.values(schema.getTypeMap())) {
       if (isIntrospectionType(type)) continue;
       if (isObjectType(type) || isScalarType(type) || isEnumType(type)) {
-        const weight = readWeight([type.astNode, ...type.extensionASTNodes], type.name, problems);
+        const weight = reader.weight([type.astNode, ...type.extensionASTNodes] as DirectiveHolder[], type.name);
         if (weight !== undefined) this.typeWeights.set(type, weight);
       }
       if (isObjectType(type) || isInterfaceType(type)) {
         for (const field of Object.values(type.getFields()) as AnyField[]) {
           const coordinate = `${type.name}.${field.name}`;
-          const weight = readWeight([field.astNode], coordinate, problems);
+          const weight = reader.weight([field.astNode], coordinate);
           if (weight !== undefined) explicitWeights.set(field, weight);
-          const listSize = readListSize(field, coordinate, problems);
-          if (listSize !== undefined) explicitListSizes.set(field, listSize);
+          const listSizes = reader.listSizes(field, field.astNode, coordinate);
+          if (listSizes.length > 0) explicitListSizes.set(field, listSizes);
           for (const arg of field.args) {
-            const argWeight = readWeight([arg.astNode], `${coordinate}(${arg.name}:)`, problems);
+            const argWeight = reader.weight([arg.astNode], `${coordinate}(${arg.name}:)`);
             if (argWeight !== undefined) explicitArgWeights.set(arg, argWeight);
           }
         }
       }
       if (isInputObjectType(type)) {
         for (const field of Object.values(type.getFields())) {
-          const weight = readWeight([field.astNode], `${type.name}.${field.name}`, problems);
+          const weight = reader.weight([field.astNode], `${type.name}.${field.name}`);
           this.inputWeights.set(field, weight ?? defaultInputWeight(field.type));
         }
       }
@@ -138,7 +104,7 @@ export class CostTable {
     for (const directive of schema.getDirectives()) {
       if (isSpecifiedDirective(directive)) continue;
       for (const arg of directive.args) {
-        const weight = readWeight([arg.astNode], `@${directive.name}(${arg.name}:)`, problems);
+        const weight = reader.weight([arg.astNode], `@${directive.name}(${arg.name}:)`);
         if (weight !== undefined) explicitArgWeights.set(arg, weight);
       }
     }
@@ -152,8 +118,9 @@ export class CostTable {
           .map((iface) => iface.getFields()[field.name] as AnyField | undefined)
           .filter((candidate): candidate is AnyField => candidate !== undefined);
         const weight = explicitWeights.get(field) ?? maxOf(inherited.map((f) => explicitWeights.get(f)));
-        const listSize = explicitListSizes.get(field) ?? firstOf(inherited.map((f) => explicitListSizes.get(f)));
-        this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSize));
+        const listSizes =
+          explicitListSizes.get(field) ?? firstOf(inherited.map((f) => explicitListSizes.get(f))) ?? NO_RULES;
+        this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSizes));
         for (const arg of field.args) {
           const inheritedArgs = inherited.map((f) => f.args.find((a) => a.name === arg.name));
           const argWeight =
@@ -202,7 +169,7 @@ export class CostTable {
   field(field: AnyField): FieldCostRule {
     let rule = this.fieldRules.get(field);
     if (rule === undefined) {
-      rule = fieldRule(field, defaultFieldWeight(field), undefined);
+      rule = fieldRule(field, defaultFieldWeight(field), NO_RULES);
       this.fieldRules.set(field, rule);
     }
     return rule;
@@ -214,7 +181,7 @@ export class CostTable {
   }
 }
 
-function fieldRule(field: AnyField, weight: number, listSize: ListSizeRule | undefined): FieldCostRule {
+function fieldRule(field: AnyField, weight: number, listSizes: readonly ListSizeRule[]): FieldCostRule {
   let listDepth = 0;
   let type = getNullableType(field.type);
   while (isListType(type)) {
@@ -224,7 +191,7 @@ function fieldRule(field: AnyField, weight: number, listSize: ListSizeRule | und
   const namedType = getNamedType(field.type);
   return {
     weight,
-    listSize,
+    listSizes,
     namedType,
     listDepth,
     returnsLeaf: isLeafType(namedType),
@@ -247,95 +214,4 @@ function maxOf(values: readonly (number | undefined)[]): number | undefined {
 
 function firstOf<T>(values: readonly (T | undefined)[]): T | undefined {
   return values.find((value) => value !== undefined);
-}
-
-function readWeight(
-  nodes: readonly (DirectiveHolder | null | undefined)[],
-  coordinate: string,
-  problems: string[],
-): number | undefined {
-  for (const node of nodes) {
-    if (node?.directives === undefined) continue;
-    try {
-      const values = getDirectiveValues(costWeightReader, node);
-      if (values !== undefined) return values.weight as number;
-    } catch {
-      const directive = node.directives.find((d) => d.name.value === costDirective.name);
-      const weight = directive?.arguments?.find((arg) => arg.name.value === 'weight');
-      const written = weight === undefined ? 'no weight' : print(weight.value);
-      problems.push(`${coordinate}: @cost weight ${written} is not a finite number.`);
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
-function readListSize(field: AnyField, coordinate: string, problems: string[]): ListSizeRule | undefined {
-  const node = field.astNode;
-  if (node?.directives === undefined) return undefined;
-  let values: Record<string, unknown> | undefined;
-  try {
-    values = getDirectiveValues(listSizeDirective, node);
-  } catch (error) {
-    problems.push(`${coordinate}: @listSize is malformed (${(error as Error).message}).`);
-    return undefined;
-  }
-  if (values === undefined) return undefined;
-  const before = problems.length;
-  const assumedSize = (values.assumedSize as number | null | undefined) ?? undefined;
-  if (assumedSize !== undefined && assumedSize < 0) {
-    problems.push(`${coordinate}: @listSize(assumedSize: ${assumedSize}) must not be negative.`);
-  }
-  const slicingNames = (values.slicingArguments as string[] | null | undefined) ?? [];
-  const slicingArguments = slicingNames.map((name) => name.split('.'));
-  for (const path of slicingArguments) checkSlicingArgument(field, path, coordinate, problems);
-  const sizedFields = (values.sizedFields as string[] | null | undefined) ?? [];
-  checkSizedFields(field, sizedFields, coordinate, problems);
-  if (problems.length > before) return undefined;
-  const requireOneSlicingArgument = values.requireOneSlicingArgument !== false;
-  return { assumedSize, slicingArguments, sizedFields, requireOneSlicingArgument };
-}
-
-function checkSlicingArgument(field: AnyField, path: readonly string[], coordinate: string, problems: string[]): void {
-  const written = path.join('.');
-  let type: GraphQLInputType | undefined = field.args.find((arg) => arg.name === path[0])?.type;
-  for (const segment of path.slice(1)) {
-    const parent = type === undefined ? undefined : getNullableType(type);
-    type = isInputObjectType(parent) ? parent.getFields()[segment]?.type : undefined;
-  }
-  if (type === undefined) {
-    problems.push(`${coordinate}: @listSize slicing argument "${written}" is not an argument of ${coordinate}.`);
-    return;
-  }
-  const nullable = getNullableType(type);
-  if (!isScalarType(nullable) || nullable.name !== 'Int') {
-    problems.push(`${coordinate}: @listSize slicing argument "${written}" has type ${String(type)}; it must be Int.`);
-  }
-}
-
-function checkSizedFields(
-  field: AnyField,
-  sizedFields: readonly string[],
-  coordinate: string,
-  problems: string[],
-): void {
-  if (sizedFields.length === 0) return;
-  const returned = getNamedType(field.type);
-  if (!isObjectType(returned) && !isInterfaceType(returned)) {
-    problems.push(
-      `${coordinate}: @listSize(sizedFields:) needs an object or interface return type, not ${returned.name}.`,
-    );
-    return;
-  }
-  const fields = (returned as GraphQLObjectType | GraphQLInterfaceType).getFields();
-  for (const name of sizedFields) {
-    const sized = fields[name];
-    if (sized === undefined) {
-      problems.push(`${coordinate}: @listSize sized field "${name}" is not a field of ${returned.name}.`);
-    } else if (!isListType(getNullableType(sized.type))) {
-      problems.push(
-        `${coordinate}: @listSize sized field "${name}" (${returned.name}.${name}: ${String(sized.type)}) is not a list.`,
-      );
-    }
-  }
 }

@@ -4,6 +4,7 @@ import { FieldCallCache, type FieldCall } from './field-call.js';
 import type { FieldCollector } from './field-collector.js';
 import { maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
 import type { ResolvedOperation } from './operation.js';
+import { scopeBelow, type SizeScope } from './size-scope.js';
 import type { CostEstimate, FieldCostBreakdown } from './types.js';
 
 /** Settings of one static estimate. */
@@ -33,16 +34,17 @@ interface Trace {
  * - An abstract type costs the maximum, over its possible object types, of that type's weight plus
  *   its collected selection (typeCost and fieldCost maximised separately).
  * - List size: a slicing argument or `assumedSize` of the field's `@listSize`; with `sizedFields`
- *   that size goes to the named child lists instead, and the field's own list falls back to
- *   `defaultListSize`. A nested list `[[T]]` multiplies by the size once per list level. A field
- *   whose `@listSize` requires one slicing argument and gets none or several is rejected
- *   (`priceFieldCall`).
+ *   that size goes to the named lists below instead (a name, or a path such as `"results { page }"`),
+ *   and the field's own list falls back to `defaultListSize`. Several `@listSize` (a repeatable
+ *   definition): the largest size wins. A nested list `[[T]]` multiplies by the size once per list
+ *   level. A field whose `@listSize` requires one slicing argument and gets none or several is
+ *   rejected (`priceFieldCall`).
  *
  * The cost of a (type, merged selection sets, inherited size) is memoized, so the work is linear in
  * the distinct selections reached after fragment expansion (the breakdown disables the memo).
  *
- * Throughout, `enclosing` is the field whose selection is being priced (undefined at the root): its
- * `@listSize(sizedFields:)` may size the lists below it.
+ * Throughout, `scope` holds the sizes that enclosing fields' `@listSize(sizedFields:)` hand to the
+ * fields of the selection being priced (undefined when none do).
  */
 export class StaticEstimator {
   private readonly memo = new Map<string, Cost>();
@@ -72,8 +74,8 @@ export class StaticEstimator {
    * the estimate of its selection, each total clamped at 0. `selectionSets` are the merged
    * selection sets below the field (none for a leaf).
    */
-  fieldEstimate(call: FieldCall, selectionSets: readonly SelectionSetNode[], enclosing: FieldCall | undefined): Cost {
-    return this.callCost(call, '', selectionSets, enclosing, undefined);
+  fieldEstimate(call: FieldCall, selectionSets: readonly SelectionSetNode[], scope: SizeScope | undefined): Cost {
+    return this.callCost(call, '', selectionSets, scope, undefined);
   }
 
   /**
@@ -84,13 +86,13 @@ export class StaticEstimator {
   valueEstimate(
     call: FieldCall,
     selectionSets: readonly SelectionSetNode[],
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     levels: number,
   ): Cost {
-    const size = this.listSize(call, enclosing);
+    const size = this.listSize(call, scope);
     let count = 1;
     for (let level = 0; level < levels; level += 1) count = scale(count, size);
-    const instance = this.instanceCost(call, selectionSets, undefined);
+    const instance = this.instanceCost(call, selectionSets, scope, undefined);
     return { typeCost: scale(count, instance.typeCost), fieldCost: scale(count, instance.fieldCost) };
   }
 
@@ -98,17 +100,17 @@ export class StaticEstimator {
   private selectionCost(
     type: GraphQLCompositeType,
     selectionSets: readonly SelectionSetNode[],
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     trace: Trace | undefined,
   ): Cost {
-    if (this.table.isObjectType(type)) return this.objectCost(type, selectionSets, enclosing, trace);
+    if (this.table.isObjectType(type)) return this.objectCost(type, selectionSets, scope, trace);
     let best = ZERO_COST;
     let bestTotal = Number.NEGATIVE_INFINITY;
     let bestEntries: FieldCostBreakdown[] = [];
     for (const possible of this.table.schema.getPossibleTypes(type)) {
       const entries: FieldCostBreakdown[] = [];
       const branch = trace === undefined ? undefined : { ...trace, sink: entries };
-      const cost = this.objectCost(possible, selectionSets, enclosing, branch);
+      const cost = this.objectCost(possible, selectionSets, scope, branch);
       if (cost.typeCost + cost.fieldCost > bestTotal) {
         bestTotal = cost.typeCost + cost.fieldCost;
         bestEntries = entries;
@@ -122,23 +124,19 @@ export class StaticEstimator {
   private objectCost(
     type: GraphQLObjectType,
     selectionSets: readonly SelectionSetNode[],
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     trace: Trace | undefined,
   ): Cost {
     const collectKey = `${type.name}:${this.collector.keyOf(selectionSets)}`;
     let key: string | undefined;
-    if (trace === undefined) {
-      const sizedFields = sizedFieldsOf(enclosing);
-      key =
-        sizedFields === undefined ? collectKey : `${collectKey}|${enclosing?.expectedSize}:${sizedFields.join(',')}`;
-    }
+    if (trace === undefined) key = scope === undefined ? collectKey : `${collectKey}|${scope.key}`;
     const cached = key === undefined ? undefined : this.memo.get(key);
     if (cached !== undefined) return cached;
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
     for (const [responseKey, nodes] of this.collector.collect(type, selectionSets, collectKey)) {
       this.collector.tick();
-      const field = this.fieldCost(type, responseKey, nodes, enclosing, trace);
+      const field = this.fieldCost(type, responseKey, nodes, scope, trace);
       typeCost += field.typeCost;
       fieldCost += field.fieldCost;
     }
@@ -151,7 +149,7 @@ export class StaticEstimator {
     parent: GraphQLObjectType,
     responseKey: string,
     nodes: readonly FieldNode[],
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     trace: Trace | undefined,
   ): Cost {
     const call = this.calls.price(parent, nodes);
@@ -160,17 +158,17 @@ export class StaticEstimator {
     const selectionSets = call.rule.returnsLeaf
       ? NO_SELECTION_SETS
       : nodes.map((node) => node.selectionSet as SelectionSetNode);
-    return this.callCost(call, responseKey, selectionSets, enclosing, trace);
+    return this.callCost(call, responseKey, selectionSets, scope, trace);
   }
 
   private callCost(
     call: FieldCall,
     responseKey: string,
     selectionSets: readonly SelectionSetNode[],
-    enclosing: FieldCall | undefined,
+    scope: SizeScope | undefined,
     trace: Trace | undefined,
   ): Cost {
-    const size = this.listSize(call, enclosing);
+    const size = this.listSize(call, scope);
     let count = 1;
     for (let level = 0; level < call.rule.listDepth; level += 1) count = scale(count, size);
 
@@ -184,6 +182,7 @@ export class StaticEstimator {
     const child = this.instanceCost(
       call,
       selectionSets,
+      scope,
       trace === undefined ? undefined : { path, multiplier: scale(trace.multiplier, count), sink: trace.sink },
     );
     return {
@@ -192,32 +191,30 @@ export class StaticEstimator {
     };
   }
 
-  /** One instance of the field's named type: its weight, and for a composite type its selection. */
-  private instanceCost(call: FieldCall, selectionSets: readonly SelectionSetNode[], trace: Trace | undefined): Cost {
+  /**
+   * One instance of the field's named type: its weight, and for a composite type its selection
+   * (priced in the scope below the field, where `scope` is the one the field sits in).
+   */
+  private instanceCost(
+    call: FieldCall,
+    selectionSets: readonly SelectionSetNode[],
+    scope: SizeScope | undefined,
+    trace: Trace | undefined,
+  ): Cost {
     const named = call.rule.namedType;
     if (call.rule.returnsLeaf) return { typeCost: this.table.typeWeight(named), fieldCost: 0 };
-    return this.selectionCost(named as GraphQLCompositeType, selectionSets, call, trace);
+    const below = scopeBelow(scope, call.definition.name, call.scope);
+    return this.selectionCost(named as GraphQLCompositeType, selectionSets, below, trace);
   }
 
   /**
-   * Items per list level (IBM spec "@listSize"): the size the parent's `sizedFields` hands to this
-   * field, else this field's slicing argument or `assumedSize` (unless its own `sizedFields` hand
-   * that size down instead), else `defaultListSize`.
+   * Items per list level (IBM spec "@listSize"): the size the enclosing fields' `sizedFields` hand
+   * to this field, else this field's own (its slicing argument or `assumedSize`, unless its
+   * `sizedFields` hand that size down instead), else `defaultListSize`.
    */
-  private listSize(call: FieldCall, enclosing: FieldCall | undefined): number {
-    if (enclosing?.expectedSize !== undefined && sizedFieldsOf(enclosing)?.includes(call.definition.name)) {
-      return enclosing.expectedSize;
-    }
-    const handsSizeDown = (call.listSize?.sizedFields.length ?? 0) > 0;
-    if (!handsSizeDown && call.expectedSize !== undefined) return call.expectedSize;
-    return this.settings.defaultListSize;
+  private listSize(call: FieldCall, scope: SizeScope | undefined): number {
+    return scope?.sizeOf(call.definition.name) ?? call.ownSize ?? this.settings.defaultListSize;
   }
 }
 
 const NO_SELECTION_SETS: readonly SelectionSetNode[] = [];
-
-/** The fields a call's `@listSize(sizedFields:)` hands its size to, when it has a size to hand. */
-function sizedFieldsOf(call: FieldCall | undefined): readonly string[] | undefined {
-  const names = call?.listSize?.sizedFields;
-  return names !== undefined && names.length > 0 && call?.expectedSize !== undefined ? names : undefined;
-}

@@ -17,6 +17,8 @@ import type {
 } from 'graphql';
 import type { CostTable, FieldCostRule, ListSizeRule } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
+import { SizeScope } from './size-scope.js';
+import type { SizedFieldTree } from './sized-fields.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
 
@@ -30,10 +32,13 @@ export interface FieldCall {
   readonly rule: FieldCostRule;
   /** Field weight + argument and directive-argument weights, clamped at 0. */
   readonly callCost: number;
-  /** The field's `@listSize` rule, if any. */
-  readonly listSize: ListSizeRule | undefined;
-  /** Largest slicing-argument value supplied (negative values count as 0), else `assumedSize`. */
-  readonly expectedSize: number | undefined;
+  /**
+   * Items per level of the field's own list by its `@listSize` rules without `sizedFields` (the
+   * largest), undefined when none gives a size.
+   */
+  readonly ownSize: number | undefined;
+  /** What its rules with `sizedFields` hand to the lists below it, when one has a size to hand. */
+  readonly scope: SizeScope | undefined;
   readonly isIntrospection: boolean;
 }
 
@@ -81,8 +86,11 @@ export function fieldDefinition(schema: GraphQLSchema, parent: GraphQLObjectType
  * the arguments of directives on the selection. A negative weight offsets its own field only: the
  * sum is clamped at 0. List arguments pay their weight once, then the input fields of every element.
  *
- * @throws {CostAnalysisError} `COST_QUERY_PARSE_FAILURE` when the field's `@listSize` requires one
- * slicing argument and the call gives a value to none or to several (see `expectedListSize`).
+ * Each of the field's `@listSize` rules gives a size (see `expectedListSize`): the largest of the
+ * rules without `sizedFields` sizes the field's own list, the others size the lists they name.
+ *
+ * @throws {CostAnalysisError} `COST_QUERY_PARSE_FAILURE` when one of the field's `@listSize`
+ * requires one slicing argument and the call gives a value to none or to several.
  */
 export function priceFieldCall(
   table: CostTable,
@@ -110,13 +118,24 @@ export function priceFieldCall(
     directivesCost = node === first ? nodeCost : Math.max(directivesCost, nodeCost);
   }
   cost += directivesCost;
+  let ownSize: number | undefined;
+  let scope: SizeScope | undefined;
+  if (rule.listSizes.length > 0) {
+    const handed: { tree: SizedFieldTree; size: number }[] = [];
+    for (const listSize of rule.listSizes) {
+      const size = expectedListSize(listSize, args, parent, definition, first);
+      if (size === undefined) continue;
+      if (listSize.sizedFields === undefined) ownSize = ownSize === undefined ? size : Math.max(ownSize, size);
+      else handed.push({ tree: listSize.sizedFields, size });
+    }
+    if (handed.length > 0) scope = new SizeScope(handed);
+  }
   return {
     definition,
     rule,
     callCost: Math.max(0, cost),
-    listSize: rule.listSize,
-    expectedSize:
-      rule.listSize === undefined ? undefined : expectedListSize(rule.listSize, args, parent, definition, first),
+    ownSize,
+    scope,
     isIntrospection: definition === SchemaMetaFieldDef || definition === TypeMetaFieldDef,
   };
 }
@@ -159,7 +178,9 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
 
 /**
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
- * `null` suppresses a default; negative values count as 0), else `assumedSize`, else undefined.
+ * `null` suppresses a default; negative values count as 0), else `assumedSize`, else undefined. A path such as
+ * `input.pagination.first` reads the coerced argument, so input-field defaults apply as the
+ * resolver will see them.
  *
  * With `requireOneSlicingArgument` (true unless the schema says false) exactly one slicing argument
  * must have a non-null value after coercion: a literal, a variable, an operation default or a schema
