@@ -54,11 +54,13 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * weights, and `@listSize` rules, with the IBM spec's defaults ("Default weights": 0 for scalars,
  * enums and their fields, arguments and input fields; 1 for object types, composite fields and
  * input-object values). An object field without its own `@cost`/`@listSize` inherits those of the
- * interface fields it implements (the largest weight).
+ * interface fields it implements (the largest weight). The directives' names are resolved through
+ * the schema's `@link`s (see `costDirectiveNames`).
  *
  * @throws {CostSchemaError} listing every `@cost` weight that is not a number, every `@listSize`
  * that names a missing or non-Int slicing argument or a sized field that is not a list field below
- * the return type, and every repeated `@listSize` the schema does not define repeatable.
+ * the return type, every repeated `@listSize` the schema does not define repeatable, and every cost
+ * directive a `@link` names that the schema does not define as the spec does.
  */
 export class CostTable {
   readonly schema: GraphQLSchema;

@@ -1,6 +1,24 @@
-import { GraphQLDirective, GraphQLNonNull, GraphQLScalarType, Kind, getArgumentValues, print } from 'graphql';
-import type { ConstDirectiveNode, FieldDefinitionNode, GraphQLField, GraphQLSchema } from 'graphql';
+import {
+  GraphQLDirective,
+  GraphQLNonNull,
+  GraphQLScalarType,
+  Kind,
+  getArgumentValues,
+  getNullableType,
+  isListType,
+  isNonNullType,
+  print,
+} from 'graphql';
+import type {
+  ConstDirectiveNode,
+  FieldDefinitionNode,
+  GraphQLArgument,
+  GraphQLField,
+  GraphQLSchema,
+  GraphQLType,
+} from 'graphql';
 import { costDirective, listSizeDirective } from './directives.js';
+import { costDirectiveNames, type CostDirectiveNames } from './link-names.js';
 import { listSizeRule, type ListSizeRule } from './list-size-rule.js';
 
 /** An AST node that may carry directives (a definition or an extension). */
@@ -22,18 +40,23 @@ function parseWeight(value: unknown): number {
   return weight;
 }
 
-/** The names of `@cost` and `@listSize`, without the `@`. */
-export interface CostDirectiveNames {
-  readonly cost: string;
-  readonly listSize: string;
-}
+/** The argument shapes of the cost spec's `@listSize` (nullability aside). */
+const LIST_SIZE_ARGUMENTS: Readonly<Record<string, string>> = {
+  assumedSize: 'Int',
+  slicingArguments: '[String]',
+  sizedFields: '[String]',
+  requireOneSlicingArgument: 'Boolean',
+};
 
 /**
- * Reads `@cost` and `@listSize` (IBM cost spec names). Several `@listSize` on one field are read
- * only where the schema defines the directive `repeatable`.
+ * Reads `@cost` and `@listSize` under the names the annotated schema gives them (see
+ * `costDirectiveNames`). When the names come from a `@link`, the schema must define each directive
+ * the link names explicitly (a direct link to the cost spec names both; a Federation link names
+ * what it imports), with the spec's arguments; a problem names the link otherwise. Several
+ * `@listSize` on one field are read only where the schema defines the directive `repeatable`.
  */
 export class CostDirectiveReader {
-  readonly names: CostDirectiveNames = { cost: costDirective.name, listSize: listSizeDirective.name };
+  readonly names: CostDirectiveNames;
   private readonly costReader: GraphQLDirective;
   private readonly listSizeReader: GraphQLDirective;
   private readonly listSizeRepeatable: boolean;
@@ -42,7 +65,8 @@ export class CostDirectiveReader {
     annotated: GraphQLSchema,
     private readonly problems: string[],
   ) {
-    const names = this.names;
+    const names = costDirectiveNames(annotated);
+    this.names = names;
     this.costReader = new GraphQLDirective({
       name: names.cost,
       locations: costDirective.locations,
@@ -51,6 +75,10 @@ export class CostDirectiveReader {
     this.listSizeReader = new GraphQLDirective({ ...listSizeDirective.toConfig(), name: names.listSize });
     const listSize = annotated.getDirective(names.listSize);
     this.listSizeRepeatable = listSize?.isRepeatable === true;
+    if (names.link === undefined) return;
+    const cost = annotated.getDirective(names.cost);
+    this.checkDefinition('@cost', names.cost, cost, names.costRequired, costArgumentsFit);
+    this.checkDefinition('@listSize', names.listSize, listSize, names.listSizeRequired, listSizeArgumentsFit);
   }
 
   /** The `@cost` weight on the first of `nodes` that has one; a weight that is not a number is a problem. */
@@ -99,4 +127,56 @@ export class CostDirectiveReader {
     }
     return rules;
   }
+
+  private checkDefinition(
+    element: string,
+    name: string,
+    definition: GraphQLDirective | null | undefined,
+    required: boolean,
+    fits: (args: readonly GraphQLArgument[]) => boolean,
+  ): void {
+    const link = this.names.link as string;
+    if (definition === null || definition === undefined) {
+      if (required) {
+        this.problems.push(`${link}: names the cost spec's ${element} @${name}, but the schema defines no @${name}.`);
+      }
+      return;
+    }
+    if (!fits(definition.args)) {
+      const written = definition.args.map((arg) => `${arg.name}: ${String(arg.type)}`).join(', ');
+      const wanted =
+        element === '@cost'
+          ? 'weight: String!, Int! or Float!'
+          : Object.entries(LIST_SIZE_ARGUMENTS)
+              .map(([arg, type]) => `${arg}: ${type}`)
+              .join(', ');
+      this.problems.push(
+        `${link}: names the cost spec's ${element} @${name}, but the schema defines @${name}(${written}), ` +
+          `which does not take the spec's arguments (${wanted}).`,
+      );
+    }
+  }
+}
+
+function costArgumentsFit(args: readonly GraphQLArgument[]): boolean {
+  const weight = args.find((arg) => arg.name === 'weight');
+  if (weight === undefined || !['String', 'Int', 'Float'].includes(shapeOf(weight.type))) return false;
+  return args.every((arg) => arg === weight || !isRequired(arg));
+}
+
+function listSizeArgumentsFit(args: readonly GraphQLArgument[]): boolean {
+  return args.every((arg) => {
+    const wanted = LIST_SIZE_ARGUMENTS[arg.name];
+    return wanted === undefined ? !isRequired(arg) : shapeOf(arg.type) === wanted;
+  });
+}
+
+function isRequired(arg: GraphQLArgument): boolean {
+  return isNonNullType(arg.type) && arg.defaultValue === undefined;
+}
+
+/** A type as written without its `!`s: `[String!]!` → `[String]`. */
+function shapeOf(type: GraphQLType): string {
+  const nullable = getNullableType(type);
+  return isListType(nullable) ? `[${shapeOf(nullable.ofType as GraphQLType)}]` : String(nullable);
 }
