@@ -24,7 +24,7 @@ import type {
 } from 'graphql';
 import { CostDirectiveReader, type DirectiveHolder } from './directive-reader.js';
 import { CostSchemaError } from './errors.js';
-import type { ListSizeRule } from './list-size-rule.js';
+import { entitiesRule, type ListSizeRule } from './list-size-rule.js';
 
 export type { ListSizeRule } from './list-size-rule.js';
 
@@ -54,8 +54,9 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * weights, and `@listSize` rules, with the IBM spec's defaults ("Default weights": 0 for scalars,
  * enums and their fields, arguments and input fields; 1 for object types, composite fields and
  * input-object values). An object field without its own `@cost`/`@listSize` inherits those of the
- * interface fields it implements (the largest weight). The directives' names are resolved through
- * the schema's `@link`s (see `costDirectiveNames`).
+ * interface fields it implements (the largest weight). A federated subgraph's `Query._entities`
+ * without a `@listSize` is sized by its representations (see `entitiesRule`). The directives'
+ * names are resolved through the schema's `@link`s (see `costDirectiveNames`).
  *
  * @throws {CostSchemaError} listing every `@cost` weight that is not a number, every `@listSize`
  * that names a missing or non-Int slicing argument or a sized field that is not a list field below
@@ -76,6 +77,7 @@ export class CostTable {
     const explicitWeights = new Map<AnyField, number>();
     const explicitListSizes = new Map<AnyField, readonly ListSizeRule[]>();
     const explicitArgWeights = new Map<GraphQLArgument, number>();
+    const queryType = schema.getQueryType();
 
     for (const type of Object.values(schema.getTypeMap())) {
       if (isIntrospectionType(type)) continue;
@@ -89,7 +91,9 @@ export class CostTable {
           const weight = reader.weight([field.astNode], coordinate);
           if (weight !== undefined) explicitWeights.set(field, weight);
           const listSizes = reader.listSizes(field, field.astNode, coordinate);
+          const entities = listSizes.length === 0 ? entitiesRule(field, type === queryType) : undefined;
           if (listSizes.length > 0) explicitListSizes.set(field, listSizes);
+          else if (entities !== undefined) explicitListSizes.set(field, [entities]);
           for (const arg of field.args) {
             const argWeight = reader.weight([arg.astNode], `${coordinate}(${arg.name}:)`);
             if (argWeight !== undefined) explicitArgWeights.set(arg, argWeight);

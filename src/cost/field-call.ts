@@ -178,7 +178,8 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
 
 /**
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
- * `null` suppresses a default; negative values count as 0), else `assumedSize`, else undefined. A path such as
+ * `null` suppresses a default; negative values count as 0; a list, which only `_entities`'
+ * representations can be, counts its length), else `assumedSize`, else undefined. A path such as
  * `input.pagination.first` reads the coerced argument, so input-field defaults apply as the
  * resolver will see them.
  *
@@ -201,8 +202,9 @@ function expectedListSize(
   for (const path of rule.slicingArguments) {
     const value = valueAt(args, path);
     if (value !== null && value !== undefined) given += 1;
-    if (typeof value === 'number' && Number.isFinite(value)) {
-      size = Math.max(size ?? 0, Math.max(0, value));
+    const count = Array.isArray(value) ? value.length : value;
+    if (typeof count === 'number' && Number.isFinite(count)) {
+      size = Math.max(size ?? 0, Math.max(0, count));
     }
   }
   if (rule.requireOneSlicingArgument && rule.slicingArguments.length > 0 && given !== 1) {

@@ -1,4 +1,4 @@
-import { getNamedType, getNullableType, isInputObjectType, isScalarType } from 'graphql';
+import { getNamedType, getNullableType, isInputObjectType, isListType, isScalarType } from 'graphql';
 import type { GraphQLField, GraphQLInputType } from 'graphql';
 import { sizedFieldTree, type SizedFieldTree } from './sized-fields.js';
 
@@ -44,6 +44,25 @@ export function listSizeRule(
   if (problems.length > before) return undefined;
   const requireOneSlicingArgument = values.requireOneSlicingArgument !== false;
   return { assumedSize, slicingArguments, sizedFields, requireOneSlicingArgument };
+}
+
+/**
+ * The rule of a federated subgraph's `Query._entities(representations: [_Any!]!): [_Entity]!`
+ * (Apollo Federation subgraph spec, "Query._entities"): it returns one entity per representation,
+ * so its list size is the number of representations sent, read from the coerced argument like a
+ * slicing argument (variables included). Undefined when `field` is not such a field.
+ */
+export function entitiesRule(field: AnyField, onQueryRoot: boolean): ListSizeRule | undefined {
+  if (!onQueryRoot || field.name !== '_entities') return undefined;
+  const representations = field.args.find((arg) => arg.name === 'representations');
+  if (representations === undefined || !isListType(getNullableType(representations.type))) return undefined;
+  if (!isListType(getNullableType(field.type))) return undefined;
+  return {
+    assumedSize: undefined,
+    slicingArguments: [['representations']],
+    sizedFields: undefined,
+    requireOneSlicingArgument: false,
+  };
 }
 
 function checkSlicingArgument(field: AnyField, path: readonly string[], coordinate: string, problems: string[]): void {
