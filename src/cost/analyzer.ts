@@ -7,6 +7,7 @@ import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
 import { FieldCollector } from './field-collector.js';
 import { operationIndex, resolveOperation } from './operation.js';
+import { supergraphCostTable } from './supergraph.js';
 import type {
   ActualRequest,
   ComplexityEstimator,
@@ -20,6 +21,7 @@ import type {
 export type { CostAnalyzer, CostAnalyzerOptions } from './types.js';
 
 interface Settings {
+  readonly supergraphSdl: string | undefined;
   readonly defaultListSize: number;
   readonly maxNodes: number;
   readonly introspectionIsFree: boolean;
@@ -42,8 +44,9 @@ const MAX_COSTER_KEY_LENGTH = 2048;
 /** Document → (operation name and variables → its walker); a document that is dropped takes its walkers along. */
 type CosterCache = WeakMap<DocumentNode, Map<string, ActualCoster>>;
 
-/** The schema's cost table, read once per schema object. */
-function costTableOf(schema: GraphQLSchema): CostTable {
+/** The schema's cost table (with a supergraph's weights when given one), read once per schema object. */
+function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): CostTable {
+  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl);
   let table = tables.get(schema);
   if (table === undefined) {
     table = new CostTable(schema);
@@ -62,7 +65,7 @@ function costTableOf(schema: GraphQLSchema): CostTable {
 export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): CostAnalyzer {
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'createCostAnalyzer');
-  const table = costTableOf(schema);
+  const table = costTableOf(schema, settings.supergraphSdl);
   const costers: CosterCache = new WeakMap();
   return {
     schema,
@@ -77,7 +80,8 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
  */
 export function estimateCost(options: EstimateCostOptions): CostEstimate {
   if (!isSchema(options?.schema)) throw new TypeError('estimateCost: `schema` must be a GraphQLSchema.');
-  return estimateWith(costTableOf(options.schema), readSettings(options, 'estimateCost'), options);
+  const settings = readSettings(options, 'estimateCost');
+  return estimateWith(costTableOf(options.schema, settings.supergraphSdl), settings, options);
 }
 
 /**
@@ -232,5 +236,11 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
     }
     assertComplexityAvailable(owner);
   }
-  return { defaultListSize, maxNodes, introspectionIsFree, estimators };
+  const supergraphSdl = options.supergraphSdl;
+  if (supergraphSdl !== undefined && typeof supergraphSdl !== 'string') {
+    throw new TypeError(
+      `${owner}: \`supergraphSdl\` must be a string (a supergraph's SDL); got ${typeof supergraphSdl}.`,
+    );
+  }
+  return { supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, estimators };
 }

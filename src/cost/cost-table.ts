@@ -12,10 +12,12 @@ import {
   isObjectType,
   isScalarType,
   isSpecifiedDirective,
+  isSpecifiedScalarType,
 } from 'graphql';
 import type {
   GraphQLArgument,
   GraphQLField,
+  GraphQLFieldMap,
   GraphQLInputField,
   GraphQLInputType,
   GraphQLNamedType,
@@ -55,13 +57,18 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * enums and their fields, arguments and input fields; 1 for object types, composite fields and
  * input-object values). An object field without its own `@cost`/`@listSize` inherits those of the
  * interface fields it implements (the largest weight). A federated subgraph's `Query._entities`
- * without a `@listSize` is sized by its representations (see `entitiesRule`). The directives'
- * names are resolved through the schema's `@link`s (see `costDirectiveNames`).
+ * without a `@listSize` is sized by its representations (see `entitiesRule`).
+ *
+ * The directives are read from `annotated`, by schema coordinate: the schema itself by default, or
+ * another schema describing the same types, such as the supergraph of a gateway whose API schema
+ * carries no directives. Their names are resolved through `annotated`'s `@link`s (see
+ * `costDirectiveNames`).
  *
  * @throws {CostSchemaError} listing every `@cost` weight that is not a number, every `@listSize`
  * that names a missing or non-Int slicing argument or a sized field that is not a list field below
- * the return type, every repeated `@listSize` the schema does not define repeatable, and every cost
- * directive a `@link` names that the schema does not define as the spec does.
+ * the return type, every repeated `@listSize` the schema does not define repeatable, every cost
+ * directive a `@link` names that the schema does not define as the spec does, and every type of
+ * `schema` that `annotated` lacks.
  */
 export class CostTable {
   readonly schema: GraphQLSchema;
@@ -70,10 +77,10 @@ export class CostTable {
   private readonly inputWeights = new Map<InputValue, number>();
   private readonly objectTypes = new Map<GraphQLNamedType, boolean>();
 
-  constructor(schema: GraphQLSchema) {
+  constructor(schema: GraphQLSchema, annotated: GraphQLSchema = schema) {
     this.schema = schema;
     const problems: string[] = [];
-    const reader = new CostDirectiveReader(schema, problems);
+    const reader = new CostDirectiveReader(annotated, problems);
     const explicitWeights = new Map<AnyField, number>();
     const explicitListSizes = new Map<AnyField, readonly ListSizeRule[]>();
     const explicitArgWeights = new Map<GraphQLArgument, number>();
@@ -81,36 +88,50 @@ export class CostTable {
 
     for (const type of Object.values(schema.getTypeMap())) {
       if (isIntrospectionType(type)) continue;
+      const source = annotated === schema ? type : annotated.getType(type.name);
+      if (source === undefined || source === null) {
+        if (!isSpecifiedScalarType(type)) {
+          problems.push(`${type.name}: the schema the cost directives are read from (a supergraph) has no such type.`);
+        }
+        continue;
+      }
       if (isObjectType(type) || isScalarType(type) || isEnumType(type)) {
-        const weight = reader.weight([type.astNode, ...type.extensionASTNodes] as DirectiveHolder[], type.name);
+        const weight = reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name);
         if (weight !== undefined) this.typeWeights.set(type, weight);
       }
       if (isObjectType(type) || isInterfaceType(type)) {
+        const sourceFields: GraphQLFieldMap<unknown, unknown> =
+          isObjectType(source) || isInterfaceType(source) ? source.getFields() : {};
         for (const field of Object.values(type.getFields()) as AnyField[]) {
           const coordinate = `${type.name}.${field.name}`;
-          const weight = reader.weight([field.astNode], coordinate);
+          const sourceField = sourceFields[field.name];
+          const weight = reader.weight([sourceField?.astNode], coordinate);
           if (weight !== undefined) explicitWeights.set(field, weight);
-          const listSizes = reader.listSizes(field, field.astNode, coordinate);
+          const listSizes = reader.listSizes(field, sourceField?.astNode, coordinate);
           const entities = listSizes.length === 0 ? entitiesRule(field, type === queryType) : undefined;
           if (listSizes.length > 0) explicitListSizes.set(field, listSizes);
           else if (entities !== undefined) explicitListSizes.set(field, [entities]);
           for (const arg of field.args) {
-            const argWeight = reader.weight([arg.astNode], `${coordinate}(${arg.name}:)`);
+            const sourceArg = sourceField?.args.find((candidate) => candidate.name === arg.name);
+            const argWeight = reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`);
             if (argWeight !== undefined) explicitArgWeights.set(arg, argWeight);
           }
         }
       }
       if (isInputObjectType(type)) {
+        const sourceFields = isInputObjectType(source) ? source.getFields() : {};
         for (const field of Object.values(type.getFields())) {
-          const weight = reader.weight([field.astNode], `${type.name}.${field.name}`);
+          const weight = reader.weight([sourceFields[field.name]?.astNode], `${type.name}.${field.name}`);
           this.inputWeights.set(field, weight ?? defaultInputWeight(field.type));
         }
       }
     }
     for (const directive of schema.getDirectives()) {
       if (isSpecifiedDirective(directive)) continue;
+      const sourceArgs = annotated.getDirective(directive.name)?.args ?? [];
       for (const arg of directive.args) {
-        const weight = reader.weight([arg.astNode], `@${directive.name}(${arg.name}:)`);
+        const sourceArg = sourceArgs.find((candidate) => candidate.name === arg.name);
+        const weight = reader.weight([sourceArg?.astNode], `@${directive.name}(${arg.name}:)`);
         if (weight !== undefined) explicitArgWeights.set(arg, weight);
       }
     }

@@ -46,6 +46,15 @@ export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number |
 /** Options of {@link createCostAnalyzer}. */
 export interface CostAnalyzerOptions {
   /**
+   * The supergraph SDL of an Apollo Gateway (what Apollo Server passes `schemaDidLoadOrUpdate` as
+   * `coreSupergraphSdl`), whose `@cost` / `@listSize` then apply to `schema` by schema coordinate.
+   * A gateway's API schema carries no directives: without this, every weight and list size of a
+   * federated graph would be the default. The names are resolved through the supergraph's `@link`s
+   * (composition links Apollo's cost spec). `queryBudgetPlugin` passes it when there is one.
+   * @default undefined (the directives are read from `schema` itself)
+   */
+  supergraphSdl?: string;
+  /**
    * Size assumed for a list field with no `@listSize` (or whose `@listSize` yields no size): every
    * list level of such a field counts this many items. `Infinity` makes such lists unaffordable,
    * as the IBM reference model does.

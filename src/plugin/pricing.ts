@@ -65,9 +65,14 @@ export class OperationPricer {
     this.#cache = new EstimateCache(options.estimateCacheMaxBytes);
   }
 
-  /** Reads the schema's cost directives (`schemaDidLoadOrUpdate`); throws `CostSchemaError` when invalid. */
-  load(schema: GraphQLSchema): void {
-    this.#analyzer = createCostAnalyzer(schema, this.#options.analyzer);
+  /**
+   * Reads the schema's cost directives (`schemaDidLoadOrUpdate`), or a gateway's from its supergraph
+   * SDL (its API schema has none); throws `CostSchemaError` when invalid.
+   */
+  load(schema: GraphQLSchema, supergraphSdl?: string): void {
+    const analyzer =
+      supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
+    this.#analyzer = createCostAnalyzer(schema, analyzer);
     this.#cache.clear();
   }
 

@@ -247,8 +247,8 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         logger.debug(`graphql-budget: store warm-up failed: ${error instanceof Error ? error.message : String(error)}`);
       });
       return {
-        schemaDidLoadOrUpdate({ apiSchema }) {
-          pricer.load(apiSchema);
+        schemaDidLoadOrUpdate({ apiSchema, coreSupergraphSdl }) {
+          pricer.load(apiSchema, coreSupergraphSdl);
         },
       };
     },
