@@ -6,6 +6,60 @@ import { costSchema } from './support.js';
 
 // Apollo Router's demand control (2.12) additions to the IBM cost spec's @listSize.
 
+describe('nested slicing argument paths', () => {
+  const { expectCost, estimate } = costSchema(`
+    type Query {
+      search(input: SearchInput!): [Item] @listSize(slicingArguments: ["input.pagination.first"])
+      deep(input: Level0): [Item]
+        @listSize(slicingArguments: ["input.level1.level2.count"], assumedSize: 25, requireOneSlicingArgument: false)
+    }
+    input SearchInput { pagination: Pagination = {}, query: String }
+    input Pagination { first: Int = 10, after: String }
+    input Level0 { level1: Level1 }
+    input Level1 { level2: Level2 }
+    input Level2 { count: Int }
+    type Item { weight: Int @cost(weight: "2") }
+  `);
+  // search's call: 1 + SearchInput 1 + Pagination 1 (input objects weigh 1 by default) = 3.
+
+  it('reads the path in a literal', () => {
+    expectCost('{ search(input: { pagination: { first: 3 } }) { weight } }').toEqual({
+      typeCost: 1 + 3,
+      fieldCost: 3 + 3 * 2,
+    });
+  });
+  it('reads the path in a variable', () => {
+    expectCost('query Q($in: SearchInput!) { search(input: $in) { weight } }', {
+      in: { pagination: { first: 4 } },
+    }).toEqual({
+      typeCost: 1 + 4,
+      fieldCost: 3 + 4 * 2,
+    });
+  });
+  it('applies input-field defaults, as the resolver will see them', () => {
+    // pagination defaults to {}, whose first defaults to 10.
+    const defaulted = { typeCost: 1 + 10, fieldCost: 3 + 10 * 2 };
+    expectCost('{ search(input: { query: "lamp" }) { weight } }').toEqual(defaulted);
+    expectCost('{ search(input: { pagination: { after: "x" } }) { weight } }').toEqual(defaulted);
+    expectCost('query Q($in: SearchInput!) { search(input: $in) { weight } }', { in: { query: 'lamp' } }).toEqual(
+      defaulted,
+    );
+  });
+  it('an explicit null at the end of the path is no value: a required slicing argument is missing', () => {
+    expect(() => estimate('{ search(input: { pagination: { first: null } }) { weight } }')).toThrow(
+      expect.objectContaining({ extensions: { code: 'COST_QUERY_PARSE_FAILURE' } }),
+    );
+  });
+  it('reads paths of any depth, and falls back to assumedSize when the path is absent', () => {
+    // deep's call: 1 + Level0 1 + Level1 1 + Level2 1 = 4.
+    expectCost('{ deep(input: { level1: { level2: { count: 7 } } }) { weight } }').toEqual({
+      typeCost: 1 + 7,
+      fieldCost: 4 + 7 * 2,
+    });
+    expectCost('{ deep(input: { level1: {} }) { weight } }').toEqual({ typeCost: 1 + 25, fieldCost: 3 + 25 * 2 });
+  });
+});
+
 describe('nested sizedFields paths', () => {
   const { expectCost, actual } = costSchema(`
     type Query {
