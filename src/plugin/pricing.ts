@@ -2,8 +2,9 @@ import type {
   BaseContext,
   GraphQLRequestContextDidResolveOperation,
   GraphQLRequestContextWillSendResponse,
+  GraphQLServerContext,
 } from '@apollo/server';
-import type { GraphQLSchema } from 'graphql';
+import { printSchema, type GraphQLSchema } from 'graphql';
 import {
   createCostAnalyzer,
   defaultChargedCost,
@@ -14,6 +15,8 @@ import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
 import { isIntrospectionOnly } from './introspection.js';
+
+type Logger = GraphQLServerContext['logger'];
 
 /** Most entries of a per-field breakdown returned to a client. */
 export const MAX_BREAKDOWN_ENTRIES = 1000;
@@ -67,12 +70,28 @@ export class OperationPricer {
 
   /**
    * Reads the schema's cost directives (`schemaDidLoadOrUpdate`), or a gateway's from its supergraph
-   * SDL (its API schema has none); throws `CostSchemaError` when invalid.
+   * SDL (its API schema has none).
+   *
+   * Invalid directives in the first schema throw `CostSchemaError`, so `server.start()` fails. An
+   * update that arrives later (a gateway's new supergraph) cannot stop the server any more: Apollo
+   * serves it whatever the plugin says. Pricing it with the previous schema's table would make
+   * every new field free, so it is priced with the schema's default weights instead (every object
+   * 1, every list `defaultListSize`), and the problem is logged as an error.
    */
-  load(schema: GraphQLSchema, supergraphSdl?: string): void {
+  load(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: Logger): void {
     const analyzer =
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
-    this.#analyzer = createCostAnalyzer(schema, analyzer);
+    try {
+      this.#analyzer = createCostAnalyzer(schema, analyzer);
+    } catch (error) {
+      if (this.#analyzer === undefined) throw error;
+      logger.error(
+        `graphql-budget: the updated schema's cost directives are invalid, so it is priced with default weights ` +
+          `until a valid one loads: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      // printSchema leaves out applied directives: read as annotations, the copy gives every default.
+      this.#analyzer = createCostAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
+    }
     this.#cache.clear();
   }
 

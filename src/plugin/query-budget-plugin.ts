@@ -248,7 +248,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       });
       return {
         schemaDidLoadOrUpdate({ apiSchema, coreSupergraphSdl }) {
-          pricer.load(apiSchema, coreSupergraphSdl);
+          pricer.load(apiSchema, coreSupergraphSdl, logger);
         },
       };
     },
