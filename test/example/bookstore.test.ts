@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +12,26 @@ import { allElements, parseXml } from './xml.js';
 import { differences, readmeExamples, type ReadmeExample } from './readme-examples.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const EXAMPLE_README = readFileSync(join(ROOT, 'examples/bookstore/README.md'), 'utf8');
-const examples = readmeExamples(README);
-const exampleReadmeExamples = readmeExamples(EXAMPLE_README);
+const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+const README = read('README.md');
+const EXAMPLE_README = read('examples/bookstore/README.md');
 
-/** Sends one README example (its URL pointed at `baseUrl`) and lists how the answer differs from the README. */
-async function replay(example: ReadmeExample, baseUrl: string): Promise<string[]> {
+/**
+ * The documents whose curl examples are replayed against one running example, in this order. The
+ * order is part of what the documents show: an example answers as shown only after the ones before
+ * it (the README's anonymous 429 needs its caller's bucket as the README left it), so a document is
+ * appended here, and its examples use callers of their own.
+ */
+const REPLAYED = ['README.md'] as const;
+const examples = readmeExamples(README);
+const replayed = REPLAYED.flatMap((file) => readmeExamples(read(file)).map((example) => ({ ...example, file })));
+const exampleReadmeExamples = readmeExamples(EXAMPLE_README).map((example) => ({
+  ...example,
+  file: 'examples/bookstore/README.md',
+}));
+
+/** Sends one example (its URL pointed at `baseUrl`) and lists how the answer differs from the one its document shows. */
+async function replay(example: ReadmeExample & { file: string }, baseUrl: string): Promise<string[]> {
   const url = example.request.url.replace(/^http:\/\/localhost:4000\/?/, baseUrl);
   let response: Response | undefined;
   for (let i = 0; i < example.repeat; i++) {
@@ -30,7 +43,7 @@ async function replay(example: ReadmeExample, baseUrl: string): Promise<string[]
     if (i < example.repeat - 1) await response.arrayBuffer();
   }
   if (!response) return ['no request sent'];
-  const where = `README line ${example.line} (${example.section})`;
+  const where = `${example.file} line ${example.line} (${example.section})`;
   const problems: string[] = [];
   if (response.status !== example.response.status)
     problems.push(`${where}: status ${response.status}, README shows ${example.response.status}`);
@@ -61,8 +74,8 @@ function describeStore(name: string, env: () => Record<string, string>, expectSt
       expect(storeLine).toMatch(expectStoreLine());
     });
 
-    it('answers every README curl example with the response the README shows', async () => {
-      for (const example of examples) expect(await replay(example, app.url)).toEqual([]);
+    it(`answers every curl example of ${REPLAYED.join(', ')} with the response shown, in that order`, async () => {
+      for (const example of replayed) expect(await replay(example, app.url)).toEqual([]);
     });
 
     it('treats an unknown key as an anonymous caller with the small budget', async () => {
@@ -83,6 +96,14 @@ function describeStore(name: string, env: () => Record<string, string>, expectSt
 }
 
 describe('README', () => {
+  it('replays every document of docs/ that shows curl examples', () => {
+    const withExamples = readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`)
+      .filter((file) => readmeExamples(read(file)).length > 0);
+    expect(REPLAYED).toEqual(expect.arrayContaining(withExamples));
+  });
+
   it('has curl examples in the Quick start, each with the response it shows', () => {
     expect(examples.filter((e) => e.section === '## Quick start').length).toBeGreaterThanOrEqual(2);
     expect(examples.map((e) => e.response.status)).toContain(429);
