@@ -22,7 +22,7 @@ const EXAMPLE_README = read('examples/bookstore/README.md');
  * it (the README's anonymous 429 needs its caller's bucket as the README left it), so a document is
  * appended here, and its examples use callers of their own.
  */
-const REPLAYED = ['README.md', 'docs/cost-model.md'] as const;
+const REPLAYED = ['README.md', 'docs/cost-model.md', 'docs/http-contract.md'] as const;
 const examples = readmeExamples(README);
 const replayed = REPLAYED.flatMap((file) => readmeExamples(read(file)).map((example) => ({ ...example, file })));
 const exampleReadmeExamples = readmeExamples(EXAMPLE_README).map((example) => ({
