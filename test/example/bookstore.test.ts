@@ -179,7 +179,7 @@ describe('with REDIS_URL', () => {
     try {
       await client.connect();
       // The anonymous caller's bucket from the README's 429 example (19 s from full), under a key of
-      // the form the README's Operations section shows: prefix, `k:`, identity.
+      // the form docs/operations.md shows: prefix, `k:`, identity.
       const anonymous = (await client.keys('*')).filter((key) => /^gb:k:ip:[0-9a-f:.]+$/.test(key));
       expect(anonymous).toHaveLength(1);
       expect(await client.pttl(anonymous[0] as string)).toBeGreaterThan(0);
