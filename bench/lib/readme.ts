@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 export const README_START = '<!-- bench:start (written by `npm run bench -- --readme`) -->';
 export const README_END = '<!-- bench:end -->';
 
-/** Replaces what lies between the README's bench markers with `block`. */
+/** Replaces what lies between the bench markers of the Markdown page at `path` (docs/performance.md) with `block`. */
 export function updateReadme(path: string, block: string): void {
   const text = readFileSync(path, 'utf8');
   const start = text.indexOf(README_START);
