@@ -19,8 +19,9 @@ const EXAMPLE_README = read('examples/bookstore/README.md');
 /**
  * The documents whose curl examples are replayed against one running example, in this order. The
  * order is part of what the documents show: an example answers as shown only after the ones before
- * it (the README's anonymous 429 needs its caller's bucket as the README left it), so a document is
- * appended here, and its examples use callers of their own.
+ * it (the README's anonymous 429 needs its caller's bucket as the README left it), so a new document
+ * is appended here, and its examples either use callers of their own (docs/cost-model.md: dave) or
+ * charge nothing (docs/http-contract.md: carol's 400).
  */
 const REPLAYED = ['README.md', 'docs/cost-model.md', 'docs/http-contract.md'] as const;
 const examples = readmeExamples(README);
