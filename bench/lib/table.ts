@@ -38,7 +38,7 @@ export function runSummary(run: RunResult): string {
     `${machine.cpuModel}, Node ${machine.node}, Redis ${machine.redis}, ${machine.os}, NODE_ENV=${machine.nodeEnv}; ` +
     `1-minute load average ${machine.loadStart.toFixed(2)} at the start, ${machine.loadEnd.toFixed(2)} at the end.`;
   if (run.mode === 'full') return summary;
-  return `**Quick smoke run: samples far too small to quote; not the README's table.** ${summary}`;
+  return `**Quick smoke run: samples far too small to quote; not the figures in docs/performance.md.** ${summary}`;
 }
 
 /** The whole run as Markdown: per section, how it was measured, a table, and the notes. */

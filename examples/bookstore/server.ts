@@ -33,7 +33,7 @@ export async function createBookstoreServer(options: BookstoreServerOptions): Pr
     typeDefs: [costDirectivesTypeDefs, typeDefs],
     resolvers,
     includeStacktraceInErrorResponses: false,
-    // Bound a document's size before graphql-js validates it (README, "Hostile documents").
+    // Bound a document's size before graphql-js validates it (docs/operations.md, "Hostile documents").
     parseOptions: { maxTokens: 10_000 },
     plugins: [
       queryBudgetPlugin<BookstoreContext>({

@@ -56,7 +56,7 @@ export function parseClusterNodes(value: string): { host: string; port: number }
   return nodes;
 }
 
-// The client a limiter wants (see "Adding the plugin" in the README): with ioredis' defaults a
+// The client a limiter wants (see docs/operations.md, "Adding the plugin"): with ioredis' defaults a
 // command to a dead Redis waits ~70 s and runs late on reconnect; here it fails at once, is never
 // resent, and the plugin's `onStoreError` decides what the request gets. Auto-pipelining sends the
 // commands of concurrent requests in one socket write.

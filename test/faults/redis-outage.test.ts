@@ -1,7 +1,7 @@
 /**
  * Fault injection against a single Redis shared by two app-server processes, under a bounded
  * closed-loop load of concurrent HTTP requests: Redis is killed and restarted, paused with SIGSTOP,
- * has its script cache flushed and its client connections killed. See the README, "When Redis fails".
+ * has its script cache flushed and its client connections killed. See docs/operations.md, "When Redis fails".
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, onTestFinished } from 'vitest';

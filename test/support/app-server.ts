@@ -22,7 +22,7 @@
  * asked, to exercise refunds; `slowItems(ms:)` waits before answering.
  *
  * Identity: the `x-test-user` request header. THIS IS A TEST FIXTURE ONLY: a real server must never
- * take the caller's identity from a header the client controls (see the README, "Choosing identify").
+ * take the caller's identity from a header the client controls (see docs/operations.md, "Choosing identify").
  */
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
@@ -99,7 +99,7 @@ const server = new ApolloServer<TestContext>({
   resolvers: itemsResolvers,
   allowBatchedHttpRequests: true,
   includeStacktraceInErrorResponses: false,
-  // A document's size is bounded before graphql-js validates it (README, "Hostile documents").
+  // A document's size is bounded before graphql-js validates it (docs/operations.md, "Hostile documents").
   parseOptions: { maxTokens: number('MAX_TOKENS', 10_000) },
   plugins:
     env.BARE === '1'
