@@ -1,0 +1,106 @@
+import type { BucketPolicy } from '../bucket/types.js';
+import type { BudgetMode } from './options.js';
+
+/**
+ * What the plugin decided for an operation: the values of the `cost.result` metric attribute and of
+ * `BudgetDecision.result`. The first three are Apollo Router's (its demand control's `cost.result`),
+ * so dashboards built for the Router read them; the others say what the Router has no word for.
+ */
+export const CostResult = {
+  /** The operation fit its budget (or measure mode let it run and nothing would have refused it). */
+  OK: 'COST_OK',
+  /** Its estimate exceeds the largest cost one operation may have (HTTP 400). */
+  ESTIMATED_TOO_EXPENSIVE: 'COST_ESTIMATED_TOO_EXPENSIVE',
+  /** It could not be priced: work cap, invalid variables, a missing slicing argument (HTTP 400). */
+  QUERY_PARSE_FAILURE: 'COST_QUERY_PARSE_FAILURE',
+  /** The caller's budget did not hold its cost (HTTP 429). */
+  RATE_LIMITED: 'RATE_LIMITED',
+  /** The store did not answer and nothing in this process decided: `'deny'` (503) or `'allow'` (run uncharged). */
+  BUDGET_UNAVAILABLE: 'BUDGET_UNAVAILABLE',
+  /** `skip` said so: never charged. */
+  SKIPPED: 'SKIPPED',
+} as const;
+
+export type CostResult = (typeof CostResult)[keyof typeof CostResult];
+
+/**
+ * What the store did for the operation's charge: answered (`ok`), missed its deadline (`timeout`),
+ * failed (`error`), was not called because its circuit breaker is open (`breaker_open`), was
+ * replaced by the in-process bucket (`fallback`, `onStoreError: 'local'`), or was never asked
+ * (`not_called`: skipped, too expensive, not priced).
+ */
+export type StoreOutcome = 'ok' | 'timeout' | 'error' | 'breaker_open' | 'fallback' | 'not_called';
+
+/** The argument of `onDecision`: one operation's decision, after its response. */
+export interface BudgetDecision {
+  /** The caller's key from `identify`; null when the operation was skipped before identification. */
+  readonly key: string | null;
+  /** The caller's policy; null when skipped. */
+  readonly policy: BucketPolicy | null;
+  readonly operationName: string | null;
+  readonly mode: BudgetMode;
+  readonly result: CostResult;
+  /** Tokens charged up front (the estimate through `cost`); 0 when not priced. */
+  readonly requestedCost: number;
+  /** Tokens finally charged after execution (after the refund); null when not executed or not measurable. */
+  readonly actualCost: number | null;
+  /** Tokens left in the bucket after the operation; null when no bucket answered. */
+  readonly remaining: number | null;
+  /** When refused with 429 or 503: milliseconds until it is worth trying again; otherwise null. */
+  readonly retryAfterMs: number | null;
+  /** What the store did for the charge. */
+  readonly store: StoreOutcome;
+  /** Time the plugin added to the request, deciding before execution and settling after (ms). */
+  readonly pluginMs: number;
+}
+
+type Logger = { error(message: string): void };
+
+/** Errors of the hook are logged at most once per this many ms; the others are counted. */
+export const HOOK_ERROR_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Calls `onDecision` outside the request's path: on a later turn of the event loop (`setImmediate`,
+ * after the response has been handed to the HTTP layer), never awaited by the request. What the
+ * hook throws or rejects with is logged once per burst.
+ */
+export class DecisionNotifier {
+  readonly #hook: (decision: BudgetDecision) => void | Promise<void>;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  #lastLoggedAt = Number.NEGATIVE_INFINITY;
+  #suppressed = 0;
+
+  constructor(hook: (decision: BudgetDecision) => void | Promise<void>, logger: Logger, now = () => performance.now()) {
+    this.#hook = hook;
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  notify(decision: BudgetDecision): void {
+    setImmediate(() => {
+      try {
+        const returned = this.#hook(decision);
+        if (returned !== undefined && typeof (returned as Promise<void>).then === 'function') {
+          (returned as Promise<void>).then(undefined, (error: unknown) => this.#failed(error));
+        }
+      } catch (error) {
+        this.#failed(error);
+      }
+    });
+  }
+
+  #failed(error: unknown): void {
+    const now = this.#now();
+    if (now - this.#lastLoggedAt < HOOK_ERROR_LOG_INTERVAL_MS) {
+      this.#suppressed += 1;
+      return;
+    }
+    const others = this.#suppressed > 0 ? ` (${this.#suppressed} more failures since the last one logged)` : '';
+    this.#lastLoggedAt = now;
+    this.#suppressed = 0;
+    this.#logger.error(
+      `graphql-budget: onDecision failed${others}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+  }
+}
