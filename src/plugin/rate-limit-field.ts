@@ -1,0 +1,169 @@
+import {
+  Kind,
+  execute,
+  getArgumentValues,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type FormattedExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+
+/**
+ * A `rateLimit` field in GitHub's shape, for a client to ask what it has left: merge
+ * `rateLimitTypeDefs` and `rateLimitResolvers` into your schema (after `costDirectivesTypeDefs`;
+ * the SDL extends your `Query`). Reading it costs nothing extra (`@cost(weight: "0")` on the field
+ * and the type) and shows the caller's bucket after this operation's charge. With
+ * `dryRun: true` the operation is priced and nothing is charged and nothing else is executed: the
+ * response holds `rateLimit` alone, with `cost` what the same operation would be charged.
+ */
+export const rateLimitTypeDefs = `"""
+The caller's query budget (graphql-budget), after this operation's charge: GitHub's rateLimit shape.
+Numbers are cost tokens; they are whole numbers whenever costs and the policy are.
+"""
+type RateLimit @cost(weight: "0") {
+  "What this operation costs (its estimate; a refund after execution may lower what is finally charged)."
+  cost: Float!
+  "The most tokens the budget holds."
+  limit: Float!
+  "Tokens left after this operation's charge, rounded down."
+  remaining: Float!
+  "limit - remaining."
+  used: Float!
+  "When the budget is full again, as an ISO-8601 instant (now when it is full)."
+  resetAt: String!
+}
+
+extend type Query {
+  """
+  The caller's query budget. With dryRun: true the operation is priced but not charged, and no other
+  field of it runs: the response holds rateLimit alone.
+  """
+  rateLimit(dryRun: Boolean = false): RateLimit @cost(weight: "0")
+}
+`;
+
+/** What the `rateLimit` field answers. */
+export interface RateLimitView {
+  cost: number;
+  limit: number;
+  remaining: number;
+  used: number;
+  resetAt: string;
+}
+
+/** Request context value → the view of its operation's budget (set by the plugin before execution). */
+const views = new WeakMap<object, RateLimitView>();
+
+/** The plugin records the view of a request (keyed by Apollo's per-request context value). */
+export function setRateLimitView(contextValue: object, view: RateLimitView): void {
+  views.set(contextValue, view);
+}
+
+/**
+ * Resolvers of `rateLimit`: the budget the plugin decided for this request, or null when the
+ * plugin did not decide one (skipped, not installed, or the store did not answer).
+ */
+export const rateLimitResolvers = {
+  Query: {
+    rateLimit: (_source: unknown, _args: unknown, contextValue: unknown): RateLimitView | null =>
+      typeof contextValue === 'object' && contextValue !== null ? (views.get(contextValue) ?? null) : null,
+  },
+};
+
+/** The view of a bucket after a charge of `cost`. */
+export function rateLimitView(input: {
+  cost: number;
+  capacity: number;
+  remaining: number;
+  resetAfterMs: number;
+  now: number;
+}): RateLimitView {
+  const remaining = Math.max(0, Math.floor(input.remaining));
+  const resetAfterMs = Math.max(input.resetAfterMs, 0);
+  return {
+    cost: input.cost,
+    limit: input.capacity,
+    remaining,
+    used: Math.max(0, input.capacity - remaining),
+    resetAt: new Date(input.now + resetAfterMs).toISOString(),
+  };
+}
+
+/**
+ * The `rateLimit` root fields of a query that asks for a dry run (`dryRun: true`, literally or
+ * through a variable), or undefined when it does not.
+ */
+export function dryRunFields(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): FieldNode[] | undefined {
+  if (operation.operation !== 'query') return undefined;
+  const definition = schema.getQueryType()?.getFields().rateLimit;
+  if (definition === undefined) return undefined;
+  const fragments = fragmentsOf(document);
+  const fields: FieldNode[] = [];
+  let dryRun = false;
+  const visit = (selectionSet: SelectionSetNode, seen: Set<string>): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value !== 'rateLimit') continue;
+        fields.push(selection);
+        try {
+          if (getArgumentValues(definition, selection, { ...variables }).dryRun === true) dryRun = true;
+        } catch {
+          // Invalid arguments: execution reports them.
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet, seen);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment !== undefined) visit(fragment.selectionSet, seen);
+      }
+    }
+  };
+  visit(operation.selectionSet, new Set());
+  return dryRun ? fields : undefined;
+}
+
+/** Runs only the given `rateLimit` fields of the operation (a dry run's whole response). */
+export async function executeRateLimitOnly(input: {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  fields: readonly FieldNode[];
+  variables: Readonly<Record<string, unknown>> | undefined;
+  contextValue: unknown;
+}): Promise<FormattedExecutionResult> {
+  const operation: OperationDefinitionNode = {
+    ...input.operation,
+    selectionSet: { kind: Kind.SELECTION_SET, selections: input.fields },
+  };
+  const document: DocumentNode = {
+    kind: Kind.DOCUMENT,
+    definitions: [operation, ...fragmentsOf(input.document).values()],
+  };
+  const result = await execute({
+    schema: input.schema,
+    document,
+    variableValues: { ...input.variables },
+    contextValue: input.contextValue,
+  });
+  return {
+    ...(result.errors === undefined ? {} : { errors: result.errors.map((error) => error.toJSON()) }),
+    data: result.data,
+  };
+}
+
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  return fragments;
+}
