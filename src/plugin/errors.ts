@@ -39,10 +39,11 @@ export interface ErrorHttp {
 function budgetError(
   message: string,
   code: string,
-  http: ErrorHttp,
+  http: ErrorHttp | undefined,
   extra: Record<string, unknown> = {},
 ): GraphQLError {
-  return withoutStack(new GraphQLError(message, { extensions: { code, ...extra, http } }));
+  const extensions = http === undefined ? { code, ...extra } : { code, ...extra, http };
+  return withoutStack(new GraphQLError(message, { extensions }));
 }
 
 function withoutStack(error: GraphQLError): GraphQLError {
@@ -61,7 +62,8 @@ export function rateLimitedError(input: {
   capacity: number;
   refillPerSecond: number;
   retryAfterMs: number;
-  http: ErrorHttp;
+  /** Left out where there is no HTTP response to shape (a subscription). */
+  http?: ErrorHttp;
 }): GraphQLError {
   const retry =
     Number.isFinite(input.retryAfterMs) && input.retryAfterMs >= 0 ? retryAfterSeconds(input.retryAfterMs) : null;
@@ -75,7 +77,7 @@ export function rateLimitedError(input: {
   );
 }
 
-export function tooExpensiveError(input: { estimatedCost: number; maxCost: number; http: ErrorHttp }): GraphQLError {
+export function tooExpensiveError(input: { estimatedCost: number; maxCost: number; http?: ErrorHttp }): GraphQLError {
   return budgetError(
     `This operation's estimated cost ${input.estimatedCost} exceeds the maximum ${input.maxCost} allowed for one operation. ` +
       'Ask for fewer items (smaller list arguments such as `first`) or split the operation.',
