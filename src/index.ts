@@ -32,3 +32,8 @@ export { BudgetErrorCode } from './plugin/errors.js';
 export type { CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
 export type { CircuitBreakerOptions } from './plugin/circuit-breaker.js';
 export type { StoreErrorPolicy } from './plugin/guarded-store.js';
+export { CostResult, type BudgetDecision, type StoreOutcome } from './plugin/decision-event.js';
+export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './plugin/rate-limit-field.js';
+
+// Operations outside Apollo Server's request pipeline (subscriptions)
+export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './plugin/charge-operation.js';

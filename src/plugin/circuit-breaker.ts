@@ -32,11 +32,18 @@ export class CircuitBreaker {
   #failures = 0;
   #openedAt = 0;
   #probeInFlight = false;
+  readonly #onTransition: ((state: CircuitState) => void) | undefined;
 
-  constructor(options: Required<CircuitBreakerOptions>, now: () => number = () => performance.now()) {
+  /** `onTransition` hears every change of state (for metrics). */
+  constructor(
+    options: Required<CircuitBreakerOptions>,
+    now: () => number = () => performance.now(),
+    onTransition?: (state: CircuitState) => void,
+  ) {
     this.#threshold = options.failureThreshold;
     this.#cooldownMs = options.cooldownMs;
     this.#now = now;
+    this.#onTransition = onTransition;
   }
 
   get state(): CircuitState {
@@ -49,6 +56,7 @@ export class CircuitBreaker {
     if (this.#state === 'open' && this.#now() - this.#openedAt >= this.#cooldownMs) {
       this.#state = 'half-open';
       this.#probeInFlight = false;
+      this.#onTransition?.('half-open');
     }
     if (this.#state === 'half-open' && !this.#probeInFlight) {
       this.#probeInFlight = true;
@@ -64,6 +72,7 @@ export class CircuitBreaker {
     this.#state = 'closed';
     this.#failures = 0;
     this.#probeInFlight = false;
+    if (recovered) this.#onTransition?.('closed');
     return recovered;
   }
 
@@ -75,6 +84,7 @@ export class CircuitBreaker {
       this.#state = 'open';
       this.#openedAt = this.#now();
       this.#probeInFlight = false;
+      this.#onTransition?.('open');
       return true;
     }
     return false;

@@ -1,6 +1,8 @@
 import type { GraphQLServerContext } from '@apollo/server';
+import { BucketStoreTimeoutError } from '../bucket/errors.js';
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker.js';
+import type { StoreOutcome } from './decision-event.js';
 
 type Logger = GraphQLServerContext['logger'];
 
@@ -20,13 +22,25 @@ export type Charge =
       result: BucketResult;
       /** The store that answered (the primary, or the in-process fallback). Refunds go there. */
       store: BucketStore;
+      /** `ok` (the store) or `fallback` (the in-process bucket, the store being unavailable). */
+      outcome: 'ok' | 'fallback';
     }
   | {
       /** Neither the store nor a fallback answered; `onStoreError` is `'allow'` or `'deny'`. */
       status: 'unavailable';
       /** When it is worth trying again (ms). */
       retryAfterMs: number;
+      outcome: Unavailable;
     };
+
+/** Why the store did not answer. */
+type Unavailable = 'timeout' | 'error' | 'breaker_open';
+
+/** Hears every store call and breaker change (the plugin's metrics). */
+export interface StoreObserver {
+  storeCall(outcome: Exclude<StoreOutcome, 'not_called'>, seconds: number): void;
+  breakerTransition(partition: string, state: CircuitState): void;
+}
 
 export interface GuardedStoreOptions {
   store: BucketStore;
@@ -37,6 +51,7 @@ export interface GuardedStoreOptions {
   now?: () => number;
   /** The in-process store used while the primary is unavailable (`onStoreError: 'local'`). */
   fallback: BucketStore | undefined;
+  observer?: StoreObserver;
 }
 
 /**
@@ -64,26 +79,49 @@ export class GuardedStore {
   /** Partition name → its breaker, oldest first (a store with partitions). */
   readonly #partitions = new Map<string, Partition>();
   readonly #fallback: BucketStore | undefined;
+  readonly #observer: StoreObserver | undefined;
 
   constructor(options: GuardedStoreOptions) {
+    this.#observer = options.observer;
     this.#store = options.store;
     this.#timeoutMs = options.timeoutMs;
     this.#breakerOptions = options.breaker;
     this.#now = options.now ?? (() => performance.now());
     this.#fallback = options.fallback;
     this.#single =
-      typeof options.store.partitionOf === 'function' ? undefined : { name: undefined, breaker: this.#newBreaker() };
+      typeof options.store.partitionOf === 'function'
+        ? undefined
+        : { name: undefined, breaker: this.#newBreaker(undefined) };
   }
 
   /** Takes `cost` tokens from `key`'s bucket if they exist (see `BucketStore.consume`). */
   async consume(key: string, cost: number, policy: BucketPolicy, logger: Logger): Promise<Charge> {
     const partition = this.#partitionOf(key, logger);
     const answer = await this.#call(partition, logger, (options) => this.#store.consume(key, cost, policy, options));
-    if (answer) return { status: 'answered', result: answer, store: this.#store };
+    if (typeof answer === 'object') return { status: 'answered', result: answer, store: this.#store, outcome: 'ok' };
     if (this.#fallback) {
-      return { status: 'answered', result: await this.#fallback.consume(key, cost, policy), store: this.#fallback };
+      const started = performance.now();
+      const result = await this.#fallback.consume(key, cost, policy);
+      this.#observer?.storeCall('fallback', (performance.now() - started) / 1000);
+      return { status: 'answered', result, store: this.#fallback, outcome: 'fallback' };
     }
-    return { status: 'unavailable', retryAfterMs: Math.max(partition.breaker.msUntilProbe(), 1) };
+    return { status: 'unavailable', retryAfterMs: Math.max(partition.breaker.msUntilProbe(), 1), outcome: answer };
+  }
+
+  /** Reads `key`'s bucket without changing it (a dry run), with the same deadline, breaker and fallback. */
+  async peek(key: string, policy: BucketPolicy, logger: Logger): Promise<Charge> {
+    const partition = this.#partitionOf(key, logger);
+    const answer = await this.#call(partition, logger, (options) => this.#store.peek(key, policy, options));
+    if (typeof answer === 'object') return { status: 'answered', result: answer, store: this.#store, outcome: 'ok' };
+    if (this.#fallback) {
+      return {
+        status: 'answered',
+        result: await this.#fallback.peek(key, policy),
+        store: this.#fallback,
+        outcome: 'fallback',
+      };
+    }
+    return { status: 'unavailable', retryAfterMs: Math.max(partition.breaker.msUntilProbe(), 1), outcome: answer };
   }
 
   /** The state of the breaker of `key`'s partition (`'closed'` for a partition not seen yet). */
@@ -107,11 +145,15 @@ export class GuardedStore {
   ): Promise<BucketResult | undefined> {
     if (store !== this.#store) return store.refund(key, amount, policy);
     const partition = this.#partitionOf(key, logger);
-    return this.#call(partition, logger, (options) => this.#store.refund(key, amount, policy, options));
+    const answer = await this.#call(partition, logger, (options) => this.#store.refund(key, amount, policy, options));
+    return typeof answer === 'object' ? answer : undefined;
   }
 
-  #newBreaker(): CircuitBreaker {
-    return new CircuitBreaker(this.#breakerOptions, this.#now);
+  #newBreaker(name: string | undefined): CircuitBreaker {
+    const observer = this.#observer;
+    const onTransition =
+      observer === undefined ? undefined : (state: CircuitState) => observer.breakerTransition(name ?? 'store', state);
+    return new CircuitBreaker(this.#breakerOptions, this.#now, onTransition);
   }
 
   /** The breaker of the partition holding `key`'s bucket, created on first sight. */
@@ -129,7 +171,7 @@ export class GuardedStore {
     let partition = this.#partitions.get(name);
     if (partition === undefined) {
       if (this.#partitions.size >= MAX_BREAKERS) this.#forgetOne();
-      partition = { name, breaker: this.#newBreaker() };
+      partition = { name, breaker: this.#newBreaker(name) };
       this.#partitions.set(name, partition);
     }
     return partition;
@@ -151,11 +193,16 @@ export class GuardedStore {
     partition: Partition,
     logger: Logger,
     run: (options: { timeoutMs: number }) => Promise<BucketResult>,
-  ): Promise<BucketResult | undefined> {
+  ): Promise<BucketResult | Unavailable> {
     const { breaker } = partition;
-    if (!breaker.tryAcquire()) return undefined;
+    if (!breaker.tryAcquire()) {
+      this.#observer?.storeCall('breaker_open', 0);
+      return 'breaker_open';
+    }
+    const started = performance.now();
     try {
       const result = await withBackstop(run({ timeoutMs: this.#timeoutMs }), this.#timeoutMs + BACKSTOP_GRACE_MS);
+      this.#observer?.storeCall('ok', (performance.now() - started) / 1000);
       if (breaker.recordSuccess()) {
         logger.info(
           `graphql-budget: the bucket store${where(partition)} answers again; budgets are enforced by it again.`,
@@ -163,6 +210,9 @@ export class GuardedStore {
       }
       return result;
     } catch (error) {
+      const outcome =
+        error instanceof BucketStoreTimeoutError || error instanceof BackstopTimeout ? 'timeout' : 'error';
+      this.#observer?.storeCall(outcome, (performance.now() - started) / 1000);
       const wasClosed = breaker.state === 'closed';
       const opened = breaker.recordFailure();
       const reason = error instanceof Error ? error.message : String(error);
@@ -175,7 +225,7 @@ export class GuardedStore {
       } else {
         logger.debug(`graphql-budget: bucket store call failed${where(partition)}: ${reason}`);
       }
-      return undefined;
+      return outcome;
     }
   }
 }
@@ -195,7 +245,7 @@ function where(partition: Partition): string {
 /** Rejects when `call` has not settled after `ms`; its late result is dropped (and a late rejection handled). */
 function withBackstop<T>(call: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bucket store did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new BackstopTimeout(`the bucket store did not answer within ${ms} ms`)), ms);
     call.then(
       (value) => {
         clearTimeout(timer);
@@ -208,3 +258,6 @@ function withBackstop<T>(call: Promise<T>, ms: number): Promise<T> {
     );
   });
 }
+
+/** The store ignored its deadline and the backstop gave up on it. */
+class BackstopTimeout extends Error {}

@@ -4,6 +4,7 @@ import { checkPolicy } from '../bucket/validate.js';
 import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
+import type { BudgetDecision } from './decision-event.js';
 import type { StoreErrorPolicy } from './guarded-store.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
 
@@ -20,9 +21,20 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * `req.socket.remoteAddress` (or from `X-Forwarded-For` only as written by your own proxy).
    * A `GraphQLError` thrown here is returned to the client as is (give it `extensions.http.status`,
    * e.g. 401). Anything else thrown, or a value that is not a non-empty string, answers HTTP 500
-   * `INTERNAL_SERVER_ERROR` with a generic message and is logged in full.
+   * `INTERNAL_SERVER_ERROR` with a generic message and is logged in full. `null` is allowed only
+   * for a request that `skip` skips (`skip` is asked first, so `identify` is then not called at all).
    */
-  identify: (requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => string | Promise<string>;
+  identify: (
+    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+  ) => string | null | Promise<string | null>;
+  /**
+   * Callers that are never charged (health checks, internal services): when it returns true the
+   * operation is not priced against any bucket, runs, and is reported as `SKIPPED` (metrics and
+   * `onDecision`; no `extensions.cost`, no RateLimit headers). Asked before `identify`. Decide from
+   * something the server verified, never from a header a client can set.
+   * @default undefined (nobody is skipped)
+   */
+  skip?: (requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => boolean | Promise<boolean>;
   /**
    * The caller's bucket: a fixed policy, or a function of the request for tiers (free vs paid).
    * Every policy must have a capacity > 0 and a refill ≥ 0 that refills the bucket from empty within
@@ -44,24 +56,27 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   /**
    * `'enforce'`: reject operations that do not fit (429, 400). `'measure'`: a dark launch; the same
    * store calls are made (so buckets evolve exactly as under enforce), nothing is rejected, and the
-   * would-be rejection is logged and reported as `extensions.cost.wouldReject`.
+   * would-be rejection is logged and reported as `extensions.cost.wouldReject`. A function decides
+   * per request (a dark launch per tenant: measure for most, enforce for some).
    * @default 'enforce'
    */
-  mode?: BudgetMode;
+  mode?: BudgetMode | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => BudgetMode);
   /**
    * The largest cost one operation may have; above it the operation is rejected with HTTP 400
    * `COST_ESTIMATED_TOO_EXPENSIVE` before any token is taken. It is also capped by the policy's
-   * capacity (a bigger operation could never be paid for).
+   * capacity (a bigger operation could never be paid for). A function decides per request.
    * @default the policy's capacity
    */
-  maxCost?: number;
+  maxCost?: number | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => number);
   /**
    * What an operation is charged, from its estimate (and, after execution, from its actual cost).
    * Must return a finite number ≥ 0, or `Infinity` (treated as too expensive); anything else, or a
-   * throw, answers HTTP 500 with a generic message, logged in full.
+   * throw, answers HTTP 500 with a generic message, logged in full. The request is the second
+   * argument (price some callers or operations differently); it must give the same answer for the
+   * estimate and for the actual cost of one request, or refunds are off by the difference.
    * @default `typeCost + fieldCost`
    */
-  cost?: (estimate: CostEstimate) => number;
+  cost?: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
   /**
    * Size assumed for a list field without `@listSize` or slicing argument (cost engine option).
    * @default 10
@@ -147,6 +162,23 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * @default 4_194_304 (4 MiB)
    */
   estimateCacheMaxBytes?: number;
+  /**
+   * Called once per operation the plugin decided on, after its response is handed to the HTTP layer,
+   * with what was decided (`BudgetDecision`: the caller's key, policy, requested and actual cost,
+   * result, tokens left, retry time, mode, what the store did, the time the plugin added). A hook
+   * that throws, rejects or is slow never changes or delays a response; its errors are logged
+   * once per burst (at most one line per 10 s, with the count of the others).
+   * @default undefined
+   */
+  onDecision?: (decision: BudgetDecision) => void | Promise<void>;
+  /**
+   * OpenTelemetry metrics through `@opentelemetry/api` (an optional peer: without it, or without an
+   * SDK registered, nothing is recorded and nothing is paid). `false` turns them off;
+   * `{ operationName: true }` adds the `graphql.operation.name` attribute (one series per operation
+   * name: mind the cardinality).
+   * @default true (metrics on, without the operation name)
+   */
+  metrics?: boolean | { operationName?: boolean };
 }
 
 /** The defaults of every optional option. */
@@ -160,6 +192,7 @@ export const queryBudgetDefaults = {
   exposeCost: true,
   policyName: 'budget',
   fieldBreakdown: false,
+  metrics: true,
   debugHeader: 'graphql-budget-debug',
   estimateCacheMaxBytes: 4 * 1024 * 1024,
 } as const satisfies Partial<QueryBudgetOptions>;
@@ -167,11 +200,12 @@ export const queryBudgetDefaults = {
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
 export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   identify: QueryBudgetOptions<TContext>['identify'];
+  skip: QueryBudgetOptions<TContext>['skip'];
   policy: NonNullable<QueryBudgetOptions<TContext>['policy']>;
   store: BucketStore | undefined;
-  mode: BudgetMode;
-  maxCost: number | undefined;
-  cost: ((estimate: CostEstimate) => number) | undefined;
+  mode: NonNullable<QueryBudgetOptions<TContext>['mode']>;
+  maxCost: QueryBudgetOptions<TContext>['maxCost'];
+  cost: QueryBudgetOptions<TContext>['cost'];
   analyzer: CostAnalyzerOptions;
   onStoreError: StoreErrorPolicy;
   storeTimeoutMs: number;
@@ -181,6 +215,8 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   fieldBreakdown: NonNullable<QueryBudgetOptions<TContext>['fieldBreakdown']>;
   debugHeader: string;
   estimateCacheMaxBytes: number;
+  onDecision: QueryBudgetOptions<TContext>['onDecision'];
+  metrics: false | { operationName: boolean };
 }
 
 /** Validates the options and applies the defaults; throws `TypeError`/`RangeError` naming the option. */
@@ -213,11 +249,17 @@ export function resolveOptions<TContext extends BaseContext>(
   if (store !== undefined && !isBucketStore(store)) {
     throw new TypeError('queryBudgetPlugin: `store` must implement consume, refund and peek (a BucketStore).');
   }
-  const mode = options.mode ?? queryBudgetDefaults.mode;
-  if (mode !== 'enforce' && mode !== 'measure') {
-    throw new RangeError(`queryBudgetPlugin: \`mode\` must be 'enforce' or 'measure'; got ${describe(mode)}.`);
+  if (options.skip !== undefined && typeof options.skip !== 'function') {
+    throw new TypeError(
+      `queryBudgetPlugin: \`skip\` must be a function of the request; got ${describe(options.skip)}.`,
+    );
   }
-  if (options.maxCost !== undefined) requireNumber(options.maxCost, '`maxCost`', { min: 0, exclusiveMin: true });
+  const mode = options.mode ?? queryBudgetDefaults.mode;
+  if (typeof mode !== 'function') checkMode(mode, '`mode`');
+  const maxCost = options.maxCost;
+  if (maxCost !== undefined && typeof maxCost !== 'function') {
+    requireNumber(maxCost, '`maxCost`', { min: 0, exclusiveMin: true });
+  }
   if (options.cost !== undefined && typeof options.cost !== 'function') {
     throw new TypeError(
       `queryBudgetPlugin: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`,
@@ -272,6 +314,21 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`fieldBreakdown\` must be a boolean or a function; got ${describe(fieldBreakdown)}.`,
     );
   }
+  if (options.onDecision !== undefined && typeof options.onDecision !== 'function') {
+    throw new TypeError(`queryBudgetPlugin: \`onDecision\` must be a function; got ${describe(options.onDecision)}.`);
+  }
+  const metricsOption = options.metrics ?? queryBudgetDefaults.metrics;
+  if (typeof metricsOption !== 'boolean' && (metricsOption === null || typeof metricsOption !== 'object')) {
+    throw new TypeError(
+      `queryBudgetPlugin: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(metricsOption)}.`,
+    );
+  }
+  const operationName = typeof metricsOption === 'object' ? (metricsOption.operationName ?? false) : false;
+  if (typeof operationName !== 'boolean') {
+    throw new TypeError(
+      `queryBudgetPlugin: \`metrics.operationName\` must be a boolean; got ${describe(operationName)}.`,
+    );
+  }
   const debugHeader = options.debugHeader ?? queryBudgetDefaults.debugHeader;
   if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
     throw new RangeError(
@@ -288,10 +345,11 @@ export function resolveOptions<TContext extends BaseContext>(
 
   return {
     identify: options.identify,
+    skip: options.skip,
     policy,
     store,
     mode,
-    maxCost: options.maxCost,
+    maxCost,
     cost: options.cost,
     analyzer,
     onStoreError,
@@ -302,7 +360,16 @@ export function resolveOptions<TContext extends BaseContext>(
     fieldBreakdown,
     debugHeader,
     estimateCacheMaxBytes,
+    onDecision: options.onDecision,
+    metrics: metricsOption === false ? false : { operationName },
   };
+}
+
+/** Throws unless `mode` is a mode; `name` says where it came from. */
+export function checkMode(mode: unknown, name: string): asserts mode is BudgetMode {
+  if (mode !== 'enforce' && mode !== 'measure') {
+    throw new RangeError(`queryBudgetPlugin: ${name} must be 'enforce' or 'measure'; got ${describe(mode)}.`);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type {
   BaseContext,
+  GraphQLRequestContext,
   GraphQLRequestContextDidResolveOperation,
   GraphQLRequestContextWillSendResponse,
   GraphQLServerContext,
@@ -36,10 +37,10 @@ export type Price =
       readonly error: CostErrorRecord;
     };
 
-export interface PricingOptions {
+export interface PricingOptions<TContext extends BaseContext> {
   analyzer: CostAnalyzerOptions;
-  /** The `cost` option: tokens charged for an estimate. */
-  cost: ((estimate: CostEstimate) => number) | undefined;
+  /** The `cost` option: tokens charged for an estimate of a request. */
+  cost: ((estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number) | undefined;
   estimateCacheMaxBytes: number;
 }
 
@@ -56,13 +57,13 @@ export class ChargeFunctionError extends TypeError {}
  * at their estimate and root mutation fields that ran at their estimate, so only list shortfalls in
  * healthy subtrees come back.
  */
-export class OperationPricer {
-  readonly #options: PricingOptions;
-  readonly #charged: (estimate: CostEstimate) => number;
+export class OperationPricer<TContext extends BaseContext> {
+  readonly #options: PricingOptions<TContext>;
+  readonly #charged: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
   readonly #cache: EstimateCache;
   #analyzer: CostAnalyzer | undefined;
 
-  constructor(options: PricingOptions) {
+  constructor(options: PricingOptions<TContext>) {
     this.#options = options;
     this.#charged = options.cost ?? defaultChargedCost;
     this.#cache = new EstimateCache(options.estimateCacheMaxBytes);
@@ -99,10 +100,7 @@ export class OperationPricer {
    * The up-front price of the operation. A cost-engine error (work cap, invalid variables, a missing
    * slicing argument) is returned as `{ error }`; anything else thrown is a server fault.
    */
-  async price<TContext extends BaseContext>(
-    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-    breakdown: boolean,
-  ): Promise<Price> {
+  async price(requestContext: GraphQLRequestContextDidResolveOperation<TContext>, breakdown: boolean): Promise<Price> {
     const outcome = breakdown ? this.#estimateFresh(requestContext, true) : await this.#estimateCached(requestContext);
     if ('error' in outcome) return outcome;
     const { estimate } = outcome;
@@ -111,7 +109,7 @@ export class OperationPricer {
       this.#options.analyzer.introspectionIsFree === true &&
       operation !== undefined &&
       isIntrospectionOnly(requestContext.document, operation);
-    const requested = free ? 0 : this.chargeOf(estimate);
+    const requested = free ? 0 : this.chargeOf(estimate, requestContext);
     if (!breakdown) return { requested };
     const fields = estimate.fields ?? [];
     if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };
@@ -119,25 +117,27 @@ export class OperationPricer {
   }
 
   /**
-   * Tokens the executed operation is finally charged, never more than `requested`; null when it
-   * cannot be measured (incremental delivery), in which case nothing is refunded.
+   * What the executed operation is finally charged (`charged`, never more than `requested`; null
+   * when it cannot be measured, as with incremental delivery, and then nothing is refunded), and
+   * the actual cost of what it returned (`actual`, which a list longer than its `@listSize` can put
+   * above the estimate; null when nothing was measured).
    */
-  settledCharge<TContext extends BaseContext>(
+  settledCharge(
     requestContext: GraphQLRequestContextWillSendResponse<TContext>,
     requested: number,
-  ): number | null {
-    if (requested === 0) return 0;
+  ): { charged: number | null; actual: number | null } {
+    if (requested === 0) return { charged: 0, actual: null };
     const body = requestContext.response.body;
-    if (body.kind !== 'single') return null;
+    if (body.kind !== 'single') return { charged: null, actual: null };
     const { data } = body.singleResult;
     // graphql-js returns no `data` only when it ran no resolver: nothing was done.
-    if (data === undefined) return 0;
+    if (data === undefined) return { charged: 0, actual: null };
     // The raw errors keep their paths even where a `formatError` strips them from the response.
     const errors = requestContext.errors ?? body.singleResult.errors ?? null;
     const analyzer = this.#analyzer;
-    if (analyzer === undefined || requestContext.document === undefined) return requested;
+    if (analyzer === undefined || requestContext.document === undefined) return { charged: requested, actual: null };
     try {
-      const actual = analyzer.actual({
+      const cost = analyzer.actual({
         document: requestContext.document,
         operation: requestContext.operation,
         operationName: requestContext.request.operationName ?? null,
@@ -145,20 +145,26 @@ export class OperationPricer {
         data,
         errors,
       });
-      return Math.min(requested, this.chargeOf(actual));
+      const actual = this.chargeOf(cost, requestContext);
+      return { charged: Math.min(requested, actual), actual };
     } catch (error) {
       requestContext.logger.warn(
         `graphql-budget: could not measure the actual cost (${error instanceof Error ? error.message : String(error)}); nothing refunded.`,
       );
-      return requested;
+      return { charged: requested, actual: null };
     }
   }
 
-  /** The `cost` option applied to an estimate, checked. */
-  chargeOf(estimate: CostEstimate): number {
+  /** The schema the operations are priced against (after `load`). */
+  get schema(): GraphQLSchema | undefined {
+    return this.#analyzer?.schema;
+  }
+
+  /** The `cost` option applied to an estimate of a request, checked. */
+  chargeOf(estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>): number {
     let value: unknown;
     try {
-      value = this.#charged(estimate);
+      value = this.#charged(estimate, requestContext);
     } catch (error) {
       throw new ChargeFunctionError(
         `\`cost\` threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -171,9 +177,7 @@ export class OperationPricer {
     return value;
   }
 
-  async #estimateCached<TContext extends BaseContext>(
-    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-  ): Promise<CachedEstimate> {
+  async #estimateCached(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<CachedEstimate> {
     const { request } = requestContext;
     const key = estimateCacheKey(requestContext.queryHash, request.operationName, request.variables);
     const cached = key === undefined ? undefined : await this.#cache.get(key);
@@ -183,7 +187,7 @@ export class OperationPricer {
     return entry;
   }
 
-  #estimateFresh<TContext extends BaseContext>(
+  #estimateFresh(
     requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
     breakdown: boolean,
   ): CachedEstimate {

@@ -8,10 +8,10 @@ import type {
 import { GraphQLError } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
-import type { FieldCostBreakdown } from '../cost/types.js';
-import { throttleStatusOf, type CostExtension } from './cost-extension.js';
+import type { Budget, Settlement } from './budget.js';
+import { CostResult, DecisionNotifier } from './decision-event.js';
+import { DecisionReporter } from './decision-report.js';
 import {
-  BudgetErrorCode,
   BudgetServerFault,
   budgetUnavailableError,
   costAnalysisError,
@@ -21,34 +21,14 @@ import {
   tooExpensiveError,
   type ErrorHttp,
 } from './errors.js';
-import { GuardedStore, type Charge } from './guarded-store.js';
-import { policyProblem, resolveOptions, type QueryBudgetOptions } from './options.js';
+import { GuardedStore } from './guarded-store.js';
+import { BudgetMetrics } from './metrics.js';
+import { resolveOptions, type QueryBudgetOptions } from './options.js';
 import { ChargeFunctionError, OperationPricer } from './pricing.js';
-import {
-  expressible,
-  formatRateLimit,
-  formatRateLimitPolicy,
-  RATE_LIMIT_HEADER,
-  RATE_LIMIT_POLICY_HEADER,
-  RETRY_AFTER_HEADER,
-  wholeSecondsUntil,
-} from './rate-limit-headers.js';
-
-/** What the plugin decided for one operation, kept until the response is sent. */
-interface Budget {
-  key: string;
-  policy: BucketPolicy;
-  /** Tokens charged up front. */
-  requested: number;
-  /** Per-field breakdown, when the caller may and did ask for it. */
-  fields: FieldCostBreakdown[] | undefined;
-  fieldsTruncated: boolean;
-  expose: boolean;
-  /** undefined when the store was not asked (the operation was too expensive or could not be priced). */
-  charge: Charge | undefined;
-  /** The rejection (enforce mode: returned; measure mode: only reported). */
-  rejection: GraphQLError | undefined;
-}
+import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
+import { dryRunFields, executeRateLimitOnly, rateLimitView, setRateLimitView } from './rate-limit-field.js';
+import { faultMessage, RequestInputResolver } from './request-inputs.js';
+import { ResponseAnnotator } from './response-annotation.js';
 
 /** A read-only store call at startup (`peek` writes nothing). */
 const WARM_UP_KEY = 'graphql-budget:warm-up';
@@ -58,101 +38,114 @@ const WARM_UP_TIMEOUT_MS = 2000;
 /**
  * Charges every operation its cost against the caller's token bucket.
  *
- * request → identify and policy (user code; its faults are a 500, never a store failure) →
- * price (cost engine, byte-bounded cache) → consume (store behind a deadline and one circuit
- * breaker per store partition; `onStoreError` meanwhile) → decision (run, or reject with
- * 429 / 400 / 503) → after execution: the settled charge (only work not done is refunded), one
- * refund call, `extensions.cost` and RateLimit headers.
+ * request → inputs (`skip`, `identify`, `policy`, `mode`: user code, checked; its faults are a
+ * 500, never a store failure; request-inputs.ts) → price (cost engine, byte-bounded cache;
+ * pricing.ts) → consume, or peek for a `rateLimit(dryRun: true)` (store behind a deadline and one
+ * circuit breaker per store partition, `onStoreError` meanwhile; guarded-store.ts) → decision (run,
+ * or reject with 429 / 400 / 503) → after execution: the settled charge (only work not done is
+ * refunded), one refund call, `extensions.cost` and RateLimit headers (response-annotation.ts) →
+ * after the response: metrics and `onDecision` (decision-report.ts).
  */
 export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   options: QueryBudgetOptions<TContext>,
 ): ApolloServerPlugin<TContext> {
   const config = resolveOptions(options);
   const store = config.store ?? new MemoryBucketStore();
+  const metrics = config.metrics === false ? undefined : new BudgetMetrics(config.metrics);
   const guard = new GuardedStore({
     store,
     timeoutMs: config.storeTimeoutMs,
     breaker: config.circuitBreaker,
     fallback: config.onStoreError === 'local' ? new MemoryBucketStore() : undefined,
+    observer: metrics && {
+      storeCall: (outcome, seconds) => metrics.recordStoreCall(outcome, seconds),
+      breakerTransition: (partition, state) => metrics.recordBreakerTransition(partition, state),
+    },
   });
-  const pricer = new OperationPricer({
+  const pricer = new OperationPricer<TContext>({
     analyzer: config.analyzer,
     cost: config.cost,
     estimateCacheMaxBytes: config.estimateCacheMaxBytes,
   });
-  // A fixed policy was validated by resolveOptions; its RateLimit-Policy header never changes.
-  const fixedPolicy = typeof config.policy === 'function' ? undefined : config.policy;
-  const fixedPolicyHeader = fixedPolicy && formatRateLimitPolicy(config.policyName, fixedPolicy);
-
-  /** The caller's key, from `identify`. */
-  async function keyOf(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<string> {
-    const key = await userCode('`identify`', () => config.identify(requestContext));
-    if (typeof key !== 'string' || key.length === 0) {
-      throw new BudgetServerFault(`\`identify\` must return a non-empty string; it returned ${describe(key)}.`);
-    }
-    return key;
-  }
-
-  /** The caller's policy: the fixed one, or the one `policy` returns, checked as the stores check it. */
-  async function policyOf(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<BucketPolicy> {
-    const policyOption = config.policy;
-    if (typeof policyOption !== 'function') return policyOption;
-    const policy = await userCode('`policy`', () => policyOption(requestContext));
-    const problem = policyProblem(policy);
-    if (problem !== undefined) {
-      throw new BudgetServerFault(`the policy returned by \`policy\` is invalid: ${problem.message}.`);
-    }
-    return policy;
-  }
-
-  function wantsBreakdown(
-    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-    expose: boolean,
-  ): boolean {
-    if (!expose || requestContext.request.http?.headers.get(config.debugHeader) !== 'fields') return false;
-    const allowed = config.fieldBreakdown;
-    return typeof allowed === 'function' ? allowed(requestContext) === true : allowed;
-  }
+  const inputs = new RequestInputResolver(config);
+  const annotator = new ResponseAnnotator(
+    config.policyName,
+    typeof config.policy === 'function' ? undefined : config.policy,
+  );
+  const reporter = new DecisionReporter(metrics);
 
   async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {
-    const expose =
-      typeof config.exposeCost === 'function' ? config.exposeCost(requestContext) === true : config.exposeCost;
-    const key = await keyOf(requestContext);
-    const policy = await policyOf(requestContext);
+    const started = performance.now();
+    const { skipped, key, policy, mode, expose } = await inputs.resolve(requestContext);
     const budget: Budget = {
+      skipped,
       key,
       policy,
+      mode,
+      expose: expose && !skipped,
       requested: 0,
+      priced: false,
       fields: undefined,
       fieldsTruncated: false,
-      expose,
       charge: undefined,
       rejection: undefined,
+      result: skipped ? CostResult.SKIPPED : CostResult.OK,
+      dryRun: undefined,
+      decideMs: 0,
     };
-
-    const price = await priced(() => pricer.price(requestContext, wantsBreakdown(requestContext, expose)));
-    if ('error' in price) {
-      // The operation cannot be priced: a 400 in enforce mode; measure mode lets it run uncharged.
-      budget.rejection = costAnalysisError(price.error, errorHttp(requestContext, 400));
-      return budget;
+    try {
+      await charge(requestContext, budget);
+    } finally {
+      budget.decideMs = performance.now() - started;
     }
+    return budget;
+  }
+
+  /** Prices the operation and charges it (or, for a dry run, reads the bucket). */
+  async function charge(
+    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+    budget: Budget,
+  ): Promise<void> {
+    const breakdown = inputs.wantsBreakdown(requestContext, budget.expose);
+    const price = await priced(() => pricer.price(requestContext, breakdown));
+    if ('error' in price) {
+      if (budget.skipped) return;
+      // The operation cannot be priced: a 400 in enforce mode; measure mode lets it run uncharged.
+      budget.result = CostResult.QUERY_PARSE_FAILURE;
+      budget.rejection = costAnalysisError(price.error, errorHttp(requestContext, 400));
+      return;
+    }
+    budget.priced = true;
     budget.requested = price.requested;
     budget.fields = price.fields;
     budget.fieldsTruncated = price.fieldsTruncated === true;
+    const { key, policy } = budget;
+    if (key === null || policy === null) return; // skipped: priced for the metrics, never charged
 
-    const maximum = Math.min(config.maxCost ?? policy.capacity, policy.capacity);
+    const maximum = inputs.maxCostOf(requestContext, policy);
     if (!(budget.requested <= maximum)) {
+      budget.result = CostResult.ESTIMATED_TOO_EXPENSIVE;
       budget.rejection = tooExpensiveError({
         estimatedCost: budget.requested,
         maxCost: maximum,
         http: errorHttp(requestContext, 400),
       });
-      return budget;
+      return;
     }
 
-    const charge = await guard.consume(key, budget.requested, policy, requestContext.logger);
+    const { operation } = requestContext;
+    const schema = pricer.schema;
+    budget.dryRun =
+      schema === undefined || operation === undefined
+        ? undefined
+        : dryRunFields(schema, requestContext.document, operation, requestContext.request.variables);
+    const logger = requestContext.logger;
+    const charge = budget.dryRun
+      ? await guard.peek(key, policy, logger)
+      : await guard.consume(key, budget.requested, policy, logger);
     budget.charge = charge;
     if (charge.status === 'unavailable') {
+      budget.result = CostResult.BUDGET_UNAVAILABLE;
       if (config.onStoreError === 'deny') {
         const error = budgetUnavailableError(charge.retryAfterMs, errorHttp(requestContext, 503));
         if (!requestContext.requestIsBatched) {
@@ -160,10 +153,11 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         }
         budget.rejection = error;
       }
-      return budget;
+      return;
     }
     const { result } = charge;
     if (!result.allowed) {
+      budget.result = CostResult.RATE_LIMITED;
       const error = rateLimitedError({
         cost: budget.requested,
         remaining: result.remaining,
@@ -176,61 +170,41 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(result.retryAfterMs)));
       }
       budget.rejection = error;
+      return;
     }
-    return budget;
+    setRateLimitView(
+      requestContext.contextValue,
+      rateLimitView({
+        cost: budget.requested,
+        capacity: policy.capacity,
+        remaining: result.remaining,
+        resetAfterMs: result.resetAfterMs,
+        now: Date.now(),
+      }),
+    );
   }
 
   async function settle(
     requestContext: GraphQLRequestContextWillSendResponse<TContext>,
     budget: Budget,
-  ): Promise<void> {
-    const { charge } = budget;
+  ): Promise<Settlement> {
+    const started = performance.now();
+    const { charge, key, policy } = budget;
     let bucket: BucketResult | undefined = charge?.status === 'answered' ? charge.result : undefined;
-    let actual: number | null = 0;
-    const tokensTaken = charge?.status === 'answered' && charge.result.allowed;
-    const executed = budget.rejection === undefined || config.mode === 'measure';
-    if (executed) {
-      actual = pricer.settledCharge(requestContext, budget.requested);
-      const refund = actual === null ? 0 : budget.requested - actual;
-      if (tokensTaken && refund > 0) {
-        const after = await guard.refund(charge.store, budget.key, refund, budget.policy, requestContext.logger);
+    const executed = budget.rejection === undefined || budget.mode === 'measure';
+    let charged: number | null = 0;
+    let actual: number | null = null;
+    if (executed && budget.priced && !budget.dryRun) {
+      ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested));
+      const refund = charged === null ? 0 : budget.requested - charged;
+      const tokensTaken = charge?.status === 'answered' && charge.result.allowed;
+      if (tokensTaken && refund > 0 && key !== null && policy !== null) {
+        const after = await guard.refund(charge.store, key, refund, policy, requestContext.logger);
         if (after) bucket = after;
       }
     }
-    if (!budget.expose) return;
-
-    const cost: CostExtension = {
-      requestedQueryCost: budget.requested,
-      actualQueryCost: actual,
-      throttleStatus: bucket ? throttleStatusOf(bucket, budget.policy) : null,
-    };
-    if (config.mode === 'measure' && budget.rejection) cost.wouldReject = String(budget.rejection.extensions.code);
-    if (budget.fields) cost.fields = budget.fields;
-    if (budget.fieldsTruncated) cost.fieldsTruncated = true;
-
-    const body = requestContext.response.body;
-    if (body.kind === 'single') {
-      body.singleResult.extensions = { ...body.singleResult.extensions, cost };
-    } else {
-      body.initialResult.extensions = { ...body.initialResult.extensions, cost };
-    }
-    if (!expressible(budget.policy)) return;
-    const headers = requestContext.response.http.headers;
-    headers.set(
-      RATE_LIMIT_POLICY_HEADER,
-      fixedPolicyHeader !== undefined && budget.policy === fixedPolicy
-        ? fixedPolicyHeader
-        : formatRateLimitPolicy(config.policyName, budget.policy),
-    );
-    if (bucket)
-      headers.set(RATE_LIMIT_HEADER, formatRateLimit(config.policyName, bucket.remaining, resetOf(budget, bucket)));
-  }
-
-  /** `t` of the RateLimit field: on a 429 the Retry-After seconds, otherwise the seconds until full. */
-  function resetOf(budget: Budget, bucket: BucketResult): number | undefined {
-    const refused = config.mode === 'enforce' && budget.rejection?.extensions.code === BudgetErrorCode.RATE_LIMITED;
-    if (refused) return bucket.retryAfterMs >= 0 ? retryAfterSeconds(bucket.retryAfterMs) : undefined;
-    return wholeSecondsUntil(bucket.resetAfterMs);
+    if (budget.expose) annotator.annotate(requestContext, budget, charged, bucket);
+    return { charged, actual, executed, remaining: bucket?.remaining, settleMs: performance.now() - started };
   }
 
   return {
@@ -241,6 +215,8 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
             'shared between server processes. Pass a RedisBucketStore when you run more than one.',
         );
       }
+      if (config.onDecision !== undefined) reporter.notifier = new DecisionNotifier(config.onDecision, logger);
+      metrics?.start();
       // Load the store's script and clock offset now rather than in the first request's deadline.
       // Not awaited: a store that is down at startup must not hold the server back.
       store.peek(WARM_UP_KEY, WARM_UP_POLICY, { timeoutMs: WARM_UP_TIMEOUT_MS }).catch((error: unknown) => {
@@ -266,36 +242,45 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
             // A GraphQLError from `identify` or `policy` is the server's own answer to the client.
             if (error instanceof GraphQLError) throw error;
             requestContext.logger.error(`graphql-budget: ${faultMessage(error)}`);
-            if (config.mode === 'enforce') throw internalError(errorHttp(requestContext, 500));
+            const mode = typeof config.mode === 'function' ? 'enforce' : config.mode;
+            if (mode === 'enforce') throw internalError(errorHttp(requestContext, 500));
             return;
           }
           if (!budget.rejection) return;
-          if (config.mode === 'enforce') throw budget.rejection;
+          if (budget.mode === 'enforce') throw budget.rejection;
           requestContext.logger.info(
             `graphql-budget (measure mode): enforce mode would reject operation ` +
               `${requestContext.operationName ?? '(anonymous)'}: ${budget.rejection.message}`,
           );
         },
 
+        async responseForOperation(requestContext) {
+          // A dry run answers with its rateLimit fields alone; nothing else executes.
+          const budget = await decision?.catch(() => undefined);
+          const schema = pricer.schema;
+          if (budget?.dryRun === undefined || budget.rejection !== undefined || schema === undefined) return null;
+          const singleResult = await executeRateLimitOnly({
+            schema,
+            document: requestContext.document,
+            operation: requestContext.operation,
+            fields: budget.dryRun,
+            variables: requestContext.request.variables,
+            contextValue: requestContext.contextValue,
+          });
+          return { http: { headers: new HeaderMap() }, body: { kind: 'single', singleResult } };
+        },
+
         async willSendResponse(requestContext) {
           if (!decision) return;
           // Another plugin may have rejected the operation while ours was still deciding.
           const budget = await decision.catch(() => undefined);
-          if (budget) await settle(requestContext, budget);
+          if (budget === undefined) return;
+          const settlement = await settle(requestContext, budget);
+          reporter.report(requestContext, budget, settlement);
         },
       };
     },
   };
-}
-
-/** Runs user code; what it throws, unless a GraphQLError meant for the client, becomes a server fault naming it. */
-async function userCode<T>(name: string, run: () => T | Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof GraphQLError) throw error;
-    throw new BudgetServerFault(`${name} threw: ${faultMessage(error)}`, { cause: error });
-  }
 }
 
 /** Prices, turning a misbehaving `cost` option into a server fault. */
@@ -306,19 +291,6 @@ async function priced<T>(run: () => Promise<T>): Promise<T> {
     if (error instanceof ChargeFunctionError) throw new BudgetServerFault(error.message, { cause: error });
     throw error;
   }
-}
-
-/** A fault for the log: the message, and the stack of what was thrown when there is one. */
-function faultMessage(error: unknown): string {
-  if (error instanceof BudgetServerFault) return error.message;
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  return String(error);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || value === undefined) return String(value);
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
 /** The HTTP part of a rejection; in a batch every member shares one HTTP head, so no non-2xx status there. */

@@ -98,7 +98,7 @@ describe('GuardedStore: one breaker per store partition', () => {
     // Partition a is no longer called; b answers every call and charges.
     for (let i = 0; i < 20; i++) {
       const onA = await guard.consume(`a/user-${i}`, 1, POLICY, logger);
-      expect(onA).toEqual({ status: 'unavailable', retryAfterMs: 500 });
+      expect(onA).toEqual({ status: 'unavailable', retryAfterMs: 500, outcome: 'breaker_open' });
       const onB = await guard.consume(`b/user-${i % 2}`, 5, POLICY, logger);
       expect(onB.status).toBe('answered');
       if (onB.status === 'answered') expect(onB.result.allowed).toBe(true);

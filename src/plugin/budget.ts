@@ -1,0 +1,50 @@
+import type { FieldNode, GraphQLError } from 'graphql';
+import type { BucketPolicy } from '../bucket/types.js';
+import type { FieldCostBreakdown } from '../cost/types.js';
+import type { CostResult } from './decision-event.js';
+import type { Charge } from './guarded-store.js';
+import type { BudgetMode } from './options.js';
+
+/** What the plugin decided for one operation, kept from `didResolveOperation` until its response is sent. */
+export interface Budget {
+  /** `skip` said so: not charged, only reported. */
+  skipped: boolean;
+  /** The caller's key; null when skipped. */
+  key: string | null;
+  /** The caller's policy; null when skipped. */
+  policy: BucketPolicy | null;
+  mode: BudgetMode;
+  /** Whether the response carries `extensions.cost` and the RateLimit headers. */
+  expose: boolean;
+  /** Tokens charged up front. */
+  requested: number;
+  /** Whether the operation was priced (false when the cost engine could not). */
+  priced: boolean;
+  /** Per-field breakdown, when the caller may and did ask for it. */
+  fields: FieldCostBreakdown[] | undefined;
+  fieldsTruncated: boolean;
+  /** undefined when the store was not asked. */
+  charge: Charge | undefined;
+  /** The rejection (enforce mode: returned; measure mode: only reported). */
+  rejection: GraphQLError | undefined;
+  /** What was decided, as the metrics and `onDecision` say it. */
+  result: CostResult;
+  /** The `rateLimit(dryRun: true)` fields of a dry run (nothing charged, nothing else executed). */
+  dryRun: FieldNode[] | undefined;
+  /** Time spent deciding before execution (ms). */
+  decideMs: number;
+}
+
+/** How the operation was settled after execution. */
+export interface Settlement {
+  /** Tokens finally charged (null: not measurable, nothing refunded; 0 when not executed). */
+  charged: number | null;
+  /** Actual cost of what it returned, when measured (may exceed the estimate). */
+  actual: number | null;
+  /** Whether it executed (or a cache answered it) rather than being refused. */
+  executed: boolean;
+  /** The bucket after the operation (and its refund); undefined when no bucket answered. */
+  remaining: number | undefined;
+  /** Time spent settling after execution (ms). */
+  settleMs: number;
+}

@@ -1,0 +1,62 @@
+import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import type { Budget, Settlement } from './budget.js';
+import type { BudgetDecision, DecisionNotifier } from './decision-event.js';
+import type { BudgetMetrics } from './metrics.js';
+
+/**
+ * Tells the operator what was decided, once per operation after its response: the OpenTelemetry
+ * metrics (`BudgetMetrics`) and the `onDecision` hook (`DecisionNotifier`), both optional.
+ */
+export class DecisionReporter {
+  readonly #metrics: BudgetMetrics | undefined;
+  #notifier: DecisionNotifier | undefined;
+
+  constructor(metrics: BudgetMetrics | undefined) {
+    this.#metrics = metrics;
+  }
+
+  /** Set when the server starts (the hook logs through the server's logger). */
+  set notifier(notifier: DecisionNotifier | undefined) {
+    this.#notifier = notifier;
+  }
+
+  report<TContext extends BaseContext>(
+    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
+    budget: Budget,
+    settlement: Settlement,
+  ): void {
+    const operationName = requestContext.operationName ?? null;
+    this.#metrics?.recordOperation({
+      result: budget.result,
+      mode: budget.mode,
+      operationName,
+      estimated: budget.requested,
+      actual: settlement.executed ? settlement.actual : null,
+    });
+    const notifier = this.#notifier;
+    if (notifier === undefined) return;
+    const { charge } = budget;
+    const retryAfterMs =
+      budget.rejection === undefined
+        ? null
+        : charge?.status === 'unavailable'
+          ? charge.retryAfterMs
+          : charge?.status === 'answered' && !charge.result.allowed
+            ? charge.result.retryAfterMs
+            : null;
+    const decision: BudgetDecision = {
+      key: budget.key,
+      policy: budget.policy,
+      operationName,
+      mode: budget.mode,
+      result: budget.result,
+      requestedCost: budget.requested,
+      actualCost: settlement.executed ? settlement.charged : null,
+      remaining: settlement.remaining ?? null,
+      retryAfterMs,
+      store: charge?.outcome ?? 'not_called',
+      pluginMs: budget.decideMs + settlement.settleMs,
+    };
+    notifier.notify(decision);
+  }
+}
