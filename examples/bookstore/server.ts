@@ -7,6 +7,7 @@ import { costDirectivesTypeDefs, queryBudgetPlugin, type BucketStore } from '../
 import { callerFromRequest, TIERS } from './callers.js';
 import { Catalogue } from './data.js';
 import { resolvers, type BookstoreContext } from './resolvers.js';
+import { metricsFromEnv } from './metrics.js';
 import { storeFromEnv } from './stores.js';
 
 const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
@@ -82,6 +83,9 @@ async function main(): Promise<void> {
     throw new Error(`Port ${port} is already in use: choose another, e.g. PORT=${port + 1} npm start`);
   }
   await selected.ready();
+  // Before the plugin is built: it takes its meter from the provider registered now.
+  const exporter = await metricsFromEnv(process.env);
+  if (exporter) console.log(exporter.line);
   const { url, stop } = await createBookstoreServer({ store: selected.store, port });
   console.log(`Ready at ${url} (API keys and tiers: examples/bookstore/README.md)`);
 
@@ -91,6 +95,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: stopping`);
     void stop()
+      .then(() => exporter?.stop())
       .then(() => selected.close())
       .then(() => process.exit(0));
   };
