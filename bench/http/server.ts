@@ -13,6 +13,9 @@ import { readFileSync } from 'node:fs';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { metrics } from '@opentelemetry/api';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { Redis } from 'ioredis';
 import { costDirectivesTypeDefs, queryBudgetPlugin, RedisBucketStore } from '../../src/index.js';
 import { callerFromRequest } from '../../examples/bookstore/callers.js';
@@ -37,6 +40,12 @@ async function main(): Promise<void> {
       : undefined;
   const store = unpipelined ? new RedisBucketStore(unpipelined) : selected.store;
 
+  if (variant === 'plugin-memory-otel-sdk') {
+    // A real SDK aggregating every record (a Prometheus reader that is never scraped here).
+    metrics.setGlobalMeterProvider(
+      new MeterProvider({ readers: [new PrometheusExporter({ preventServerStart: true })] }),
+    );
+  }
   const plugins: ApolloServerPlugin<BookstoreContext>[] = [];
   if (hasPlugin(variant)) {
     plugins.push(
@@ -48,6 +57,7 @@ async function main(): Promise<void> {
         // reported), never a silent pass, and a busy machine gets 1 s before that happens.
         onStoreError: 'deny',
         storeTimeoutMs: 1000,
+        metrics: variant !== 'plugin-memory-metrics-off',
       }),
     );
   }

@@ -4,6 +4,8 @@ import type { BucketPolicy } from '../../src/bucket/types.js';
 export const HTTP_VARIANTS = [
   'bare',
   'plugin-memory',
+  'plugin-memory-metrics-off',
+  'plugin-memory-otel-sdk',
   'plugin-redis',
   'plugin-redis-unpipelined',
   'armor-cost-limit',
@@ -13,6 +15,8 @@ export type HttpVariant = (typeof HTTP_VARIANTS)[number];
 export const VARIANT_LABELS: Readonly<Record<HttpVariant, string>> = {
   bare: 'bare Apollo Server (no limit)',
   'plugin-memory': 'plugin + MemoryBucketStore',
+  'plugin-memory-metrics-off': 'plugin + MemoryBucketStore, metrics: false',
+  'plugin-memory-otel-sdk': 'plugin + MemoryBucketStore, OpenTelemetry SDK registered',
   'plugin-redis': 'plugin + RedisBucketStore',
   'plugin-redis-unpipelined': 'plugin + RedisBucketStore, ioredis without auto-pipelining',
   'armor-cost-limit': 'graphql-armor cost-limit rule',

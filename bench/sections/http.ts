@@ -75,7 +75,10 @@ function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
   return (
     `Server CPU per request: bare ${formatUs(bare)}; the plugin adds ${added('plugin-memory')} with MemoryBucketStore, ` +
     `${added('plugin-redis')} with RedisBucketStore (plus ${formatUs(redis)} of redis-server CPU), ` +
-    `${added('plugin-redis-unpipelined')} with RedisBucketStore on a client without auto-pipelining; graphql-armor adds ${added('armor-cost-limit')}.`
+    `${added('plugin-redis-unpipelined')} with RedisBucketStore on a client without auto-pipelining; graphql-armor adds ${added('armor-cost-limit')}. ` +
+    `Metrics: with MemoryBucketStore the plugin adds ${added('plugin-memory-metrics-off')} with metrics off, ` +
+    `${added('plugin-memory')} with metrics on and no OpenTelemetry SDK (the API's no-op meter), ` +
+    `${added('plugin-memory-otel-sdk')} with an SDK registered.`
   );
 }
 
@@ -89,6 +92,8 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
   const variants: HttpVariant[] = [
     'bare',
     'plugin-memory',
+    'plugin-memory-metrics-off',
+    'plugin-memory-otel-sdk',
     'plugin-redis',
     'plugin-redis-unpipelined',
     'armor-cost-limit',
