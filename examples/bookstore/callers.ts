@@ -35,6 +35,7 @@ export const API_KEYS: ReadonlyMap<string, Account> = new Map<string, Account>([
   ['free-key-carol', { name: 'carol', tier: 'free' }],
   ['pro-key-dave', { name: 'dave', tier: 'pro' }],
   ['free-key-erin', { name: 'erin', tier: 'free' }],
+  ['pro-key-frank', { name: 'frank', tier: 'pro' }],
 ]);
 
 /**

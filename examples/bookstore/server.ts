@@ -3,7 +3,13 @@ import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
-import { costDirectivesTypeDefs, queryBudgetPlugin, type BucketStore } from '../../src/index.js';
+import {
+  costDirectivesTypeDefs,
+  queryBudgetPlugin,
+  rateLimitResolvers,
+  rateLimitTypeDefs,
+  type BucketStore,
+} from '../../src/index.js';
 import { callerFromRequest, TIERS } from './callers.js';
 import { Catalogue } from './data.js';
 import { resolvers, type BookstoreContext } from './resolvers.js';
@@ -31,8 +37,9 @@ export interface BookstoreServer {
 export async function createBookstoreServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
   const catalogue = new Catalogue();
   const server = new ApolloServer<BookstoreContext>({
-    typeDefs: [costDirectivesTypeDefs, typeDefs],
-    resolvers,
+    // rateLimitTypeDefs adds GitHub's `rateLimit(dryRun:)` field to Query (docs/rate-limit-field.md).
+    typeDefs: [costDirectivesTypeDefs, typeDefs, rateLimitTypeDefs],
+    resolvers: { ...resolvers, Query: { ...resolvers.Query, ...rateLimitResolvers.Query } },
     includeStacktraceInErrorResponses: false,
     // Bound a document's size before graphql-js validates it (docs/operations.md, "Hostile documents").
     parseOptions: { maxTokens: 10_000 },

@@ -21,9 +21,9 @@ const EXAMPLE_README = read('examples/bookstore/README.md');
  * order is part of what the documents show: an example answers as shown only after the ones before
  * it (the README's anonymous 429 needs its caller's bucket as the README left it), so a new document
  * is appended here, and its examples either use callers of their own (docs/cost-model.md: dave) or
- * charge nothing (docs/http-contract.md: carol's 400).
+ * charge nothing (docs/http-contract.md: carol's 400; docs/rate-limit-field.md: frank's dry run).
  */
-const REPLAYED = ['README.md', 'docs/cost-model.md', 'docs/http-contract.md'] as const;
+const REPLAYED = ['README.md', 'docs/cost-model.md', 'docs/http-contract.md', 'docs/rate-limit-field.md'] as const;
 const examples = readmeExamples(README);
 const replayed = REPLAYED.flatMap((file) => readmeExamples(read(file)).map((example) => ({ ...example, file })));
 const exampleReadmeExamples = readmeExamples(EXAMPLE_README).map((example) => ({
