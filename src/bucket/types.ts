@@ -60,6 +60,42 @@ export interface BucketCallOptions {
   timeoutMs?: number;
 }
 
+/** One bucket of a charge that takes the same cost from several buckets at once. */
+export interface BucketLimit {
+  /** The bucket's key, as for `consume` (any string; the store maps it to a safe key). */
+  readonly key: string;
+  readonly policy: BucketPolicy;
+  /**
+   * Buckets with the same hash tag live in one Redis Cluster slot, so one atomic script call
+   * charges them together; buckets in different slots are charged one slot after another (see
+   * `consumeAll`). The slot follows from the tag (mapped like a key: user text never picks it).
+   * A bucket's tag must not change between calls. Ignored by stores without slots.
+   * @default undefined (the bucket's own key decides where it lives)
+   */
+  readonly hashTag?: string;
+}
+
+/** What an all-or-nothing charge of several buckets answered. */
+export interface MultiBucketResult {
+  /** True when every bucket held the cost and each was charged; false when nothing was taken anywhere. */
+  allowed: boolean;
+  /**
+   * One result per bucket, in the order given: the bucket after the charge when allowed, the bucket
+   * as it stands when denied (each result's `allowed` says whether that bucket alone could pay).
+   */
+  results: BucketResult[];
+  /**
+   * 0 when allowed; when denied, milliseconds until every bucket can pay (the longest of their
+   * waits), or -1 when one never can. Whole milliseconds, rounded up.
+   */
+  retryAfterMs: number;
+  /**
+   * The index of the bucket that decides: when denied, the one with the longest wait (the one
+   * `retryAfterMs` comes from); when allowed, the one with the fewest tokens left.
+   */
+  binding: number;
+}
+
 /** Where buckets live. Implementations: `RedisBucketStore`, `MemoryBucketStore`. */
 export interface BucketStore {
   /** Takes `cost` tokens if they exist; otherwise takes nothing and writes nothing. */
@@ -76,5 +112,18 @@ export interface BucketStore {
    * partition that is replaced (a promoted replica) should get a new string.
    * @default undefined (the whole store is one partition)
    */
-  partitionOf?(key: string): string;
+  partitionOf?(key: string, hashTag?: string): string;
+  /**
+   * Takes `cost` tokens from every bucket if each holds them; otherwise takes nothing from any.
+   * Atomic where the store can make it so (one Redis node; buckets of one Cluster slot). Buckets in
+   * different Cluster slots are charged one slot after another, in the order given, and a later
+   * denial gives back what the earlier ones took: a concurrent charge may then be denied
+   * spuriously, but no charge is ever admitted that one bucket could not pay.
+   * @default undefined (the plugin charges the buckets one by one in that way)
+   */
+  consumeAll?(limits: readonly BucketLimit[], cost: number, options?: BucketCallOptions): Promise<MultiBucketResult>;
+  /** Gives `amount` tokens back to every bucket (never beyond its capacity); one result per bucket. */
+  refundAll?(limits: readonly BucketLimit[], amount: number, options?: BucketCallOptions): Promise<BucketResult[]>;
+  /** Reads every bucket without changing any; one result per bucket. */
+  peekAll?(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]>;
 }
