@@ -1,7 +1,15 @@
 // Public API of graphql-budget: named re-exports only.
 
 // Bucket stores
-export type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './bucket/types.js';
+export type {
+  BucketCallOptions,
+  BucketLimit,
+  BucketPolicy,
+  BucketResult,
+  BucketStore,
+  MultiBucketResult,
+} from './bucket/types.js';
+export { consumeInOrder } from './bucket/multi-charge.js';
 export { RedisBucketStore, type RedisBucketStoreOptions } from './bucket/redis-store.js';
 export type { RedisBucketClient } from './bucket/redis-client.js';
 export { MemoryBucketStore, type MemoryBucketStoreOptions } from './bucket/memory-store.js';
@@ -29,7 +37,8 @@ export { CostAnalysisError, CostErrorCode, CostSchemaError } from './cost/errors
 export { queryBudgetPlugin } from './plugin/query-budget-plugin.js';
 export { queryBudgetDefaults, type BudgetMode, type QueryBudgetOptions } from './plugin/options.js';
 export { BudgetErrorCode } from './plugin/errors.js';
-export type { CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
+export type { BudgetStatus, CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
+export type { BudgetLimit } from './plugin/limits.js';
 export type { CircuitBreakerOptions } from './plugin/circuit-breaker.js';
 export type { StoreErrorPolicy } from './plugin/guarded-store.js';
 export { CostResult, type BudgetDecision, type StoreOutcome } from './plugin/decision-event.js';

@@ -1,8 +1,9 @@
 import type { FieldNode, GraphQLError } from 'graphql';
-import type { BucketPolicy } from '../bucket/types.js';
 import type { FieldCostBreakdown } from '../cost/types.js';
+import type { BucketsView } from './bucket-charge.js';
 import type { CostResult } from './decision-event.js';
 import type { Charge } from './guarded-store.js';
+import type { ResolvedLimit } from './limits.js';
 import type { BudgetMode } from './options.js';
 
 /** What the plugin decided for one operation, kept from `didResolveOperation` until its response is sent. */
@@ -11,8 +12,10 @@ export interface Budget {
   skipped: boolean;
   /** The caller's key; null when skipped. */
   key: string | null;
-  /** The caller's policy; null when skipped. */
-  policy: BucketPolicy | null;
+  /** The buckets it is charged against, the caller's own first; empty when skipped. */
+  limits: ResolvedLimit[];
+  /** Whether the policy was a list of limits (then `extensions.cost.budgets` lists them all). */
+  listed: boolean;
   mode: BudgetMode;
   /** Whether the response carries `extensions.cost` and the RateLimit headers. */
   expose: boolean;
@@ -23,8 +26,12 @@ export interface Budget {
   /** Per-field breakdown, when the caller may and did ask for it. */
   fields: FieldCostBreakdown[] | undefined;
   fieldsTruncated: boolean;
-  /** undefined when the store was not asked. */
+  /** undefined when the store was not asked (and the deny cache did not answer). */
   charge: Charge | undefined;
+  /** The buckets as the caller is told about them (after the refund, once settled). */
+  view: BucketsView | undefined;
+  /** Whether this process's deny cache refused the operation without asking the store. */
+  deniedLocally: boolean;
   /** The rejection (enforce mode: returned; measure mode: only reported). */
   rejection: GraphQLError | undefined;
   /** What was decided, as the metrics and `onDecision` say it. */
@@ -43,8 +50,6 @@ export interface Settlement {
   actual: number | null;
   /** Whether it executed (or a cache answered it) rather than being refused. */
   executed: boolean;
-  /** The bucket after the operation (and its refund); undefined when no bucket answered. */
-  remaining: number | undefined;
   /** Time spent settling after execution (ms). */
   settleMs: number;
 }

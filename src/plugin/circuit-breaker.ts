@@ -50,6 +50,13 @@ export class CircuitBreaker {
     return this.#state;
   }
 
+  /** Whether `tryAcquire` would give true now, without taking the probe (to check several breakers first). */
+  canAcquire(): boolean {
+    if (this.#state === 'closed') return true;
+    if (this.#state === 'open') return this.#now() - this.#openedAt >= this.#cooldownMs;
+    return !this.#probeInFlight;
+  }
+
   /** True when a call may go to the store now; in half-open state only the first caller gets true. */
   tryAcquire(): boolean {
     if (this.#state === 'closed') return true;

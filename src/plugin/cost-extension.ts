@@ -11,6 +11,18 @@ export interface ThrottleStatus {
   restoreRate: number;
 }
 
+/** One bucket of an operation charged against several (`extensions.cost.budgets`). */
+export interface BudgetStatus {
+  /** The limit's name. */
+  name: string;
+  /** Its capacity (tokens). */
+  maximumAvailable: number;
+  /** Tokens left, rounded down; null when this process does not know (a refusal answered by its deny cache). */
+  currentlyAvailable: number | null;
+  /** Tokens added per second. */
+  restoreRate: number;
+}
+
 /** `extensions.cost` of a response. */
 export interface CostExtension {
   /** What the operation was charged up front (the estimate, through the `cost` option). */
@@ -20,8 +32,14 @@ export interface CostExtension {
    * refunded. 0 when the operation was rejected; null when it could not be measured (incremental delivery).
    */
   actualQueryCost: number | null;
-  /** null when the bucket store did not answer (`onStoreError: 'allow'`) or was not asked (cost too high). */
+  /**
+   * The caller's bucket after the operation; with several buckets, the one that binds (the one with
+   * the fewest tokens left, or the one that refused). null when the bucket store did not answer
+   * (`onStoreError: 'allow'`) or was not asked (cost too high).
+   */
   throttleStatus: ThrottleStatus | null;
+  /** When `policy` gave a list of limits: every bucket, by name, in the order they are charged. */
+  budgets?: BudgetStatus[];
   /**
    * Measure mode only: the error code enforce mode would have answered with (a `BudgetErrorCode`,
    * or the cost engine's code when the operation could not be priced).

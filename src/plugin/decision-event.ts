@@ -26,17 +26,20 @@ export type CostResult = (typeof CostResult)[keyof typeof CostResult];
 /**
  * What the store did for the operation's charge: answered (`ok`), missed its deadline (`timeout`),
  * failed (`error`), was not called because its circuit breaker is open (`breaker_open`), was
- * replaced by the in-process bucket (`fallback`, `onStoreError: 'local'`), or was never asked
- * (`not_called`: skipped, too expensive, not priced).
+ * replaced by the in-process bucket (`fallback`, `onStoreError: 'local'`), was not asked because this
+ * process's deny cache refused the operation (`deny_cache`), or was never asked (`not_called`:
+ * skipped, too expensive, not priced).
  */
-export type StoreOutcome = 'ok' | 'timeout' | 'error' | 'breaker_open' | 'fallback' | 'not_called';
+export type StoreOutcome = 'ok' | 'timeout' | 'error' | 'breaker_open' | 'fallback' | 'deny_cache' | 'not_called';
 
 /** The argument of `onDecision`: one operation's decision, after its response. */
 export interface BudgetDecision {
   /** The caller's key from `identify`; null when the operation was skipped before identification. */
   readonly key: string | null;
-  /** The caller's policy; null when skipped. */
+  /** The policy of the bucket that binds (the caller's policy when there is one); null when skipped. */
   readonly policy: BucketPolicy | null;
+  /** The name of the bucket that binds (`policyName` for a single policy); null when skipped. */
+  readonly bucket: string | null;
   readonly operationName: string | null;
   readonly mode: BudgetMode;
   readonly result: CostResult;
@@ -44,7 +47,7 @@ export interface BudgetDecision {
   readonly requestedCost: number;
   /** Tokens finally charged after execution (after the refund); null when not executed or not measurable. */
   readonly actualCost: number | null;
-  /** Tokens left in the bucket after the operation; null when no bucket answered. */
+  /** Tokens left in the bucket that binds after the operation; null when no bucket answered. */
   readonly remaining: number | null;
   /** When refused with 429 or 503: milliseconds until it is worth trying again; otherwise null. */
   readonly retryAfterMs: number | null;

@@ -35,26 +35,29 @@ export class DecisionReporter {
     });
     const notifier = this.#notifier;
     if (notifier === undefined) return;
-    const { charge } = budget;
+    const { charge, view, limits } = budget;
+    const binding = limits[view?.binding ?? 0];
     const retryAfterMs =
       budget.rejection === undefined
         ? null
         : charge?.status === 'unavailable'
           ? charge.retryAfterMs
-          : charge?.status === 'answered' && !charge.result.allowed
-            ? charge.result.retryAfterMs
+          : view !== undefined && !view.allowed
+            ? view.retryAfterMs
             : null;
+    const remaining = view?.results[view.binding]?.remaining;
     const decision: BudgetDecision = {
       key: budget.key,
-      policy: budget.policy,
+      policy: binding?.policy ?? null,
+      bucket: binding?.name ?? null,
       operationName,
       mode: budget.mode,
       result: budget.result,
       requestedCost: budget.requested,
       actualCost: settlement.executed ? settlement.charged : null,
-      remaining: settlement.remaining ?? null,
+      remaining: remaining ?? null,
       retryAfterMs,
-      store: charge?.outcome ?? 'not_called',
+      store: budget.deniedLocally ? 'deny_cache' : (charge?.outcome ?? 'not_called'),
       pluginMs: budget.decideMs + settlement.settleMs,
     };
     notifier.notify(decision);

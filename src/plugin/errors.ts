@@ -62,14 +62,25 @@ export function rateLimitedError(input: {
   capacity: number;
   refillPerSecond: number;
   retryAfterMs: number;
+  /** The refusing bucket's name, when the operation is charged against several. */
+  bucket?: string | undefined;
   /** Left out where there is no HTTP response to shape (a subscription). */
   http?: ErrorHttp;
 }): GraphQLError {
   const retry =
     Number.isFinite(input.retryAfterMs) && input.retryAfterMs >= 0 ? retryAfterSeconds(input.retryAfterMs) : null;
-  const when = retry === null ? 'Your budget does not refill.' : `Retry in ${retry} s.`;
+  const budget =
+    input.bucket === undefined
+      ? `your ${input.capacity} budget tokens`
+      : `the ${input.capacity} tokens of the "${input.bucket}" budget`;
+  const when =
+    retry !== null
+      ? `Retry in ${retry} s.`
+      : input.bucket === undefined
+        ? 'Your budget does not refill.'
+        : `The "${input.bucket}" budget does not refill.`;
   return budgetError(
-    `This operation costs ${input.cost} but only ${Math.floor(input.remaining)} of your ${input.capacity} budget tokens are ` +
+    `This operation costs ${input.cost} but only ${Math.floor(input.remaining)} of ${budget} are ` +
       `left (refilling ${input.refillPerSecond} per second). ${when}`,
     BudgetErrorCode.RATE_LIMITED,
     input.http,

@@ -1,6 +1,7 @@
 import type { GraphQLServerContext } from '@apollo/server';
 import { BucketStoreTimeoutError } from '../bucket/errors.js';
-import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
+import { allowedResult, consumeInOrder, deniedResult } from '../bucket/multi-charge.js';
+import type { BucketCallOptions, BucketLimit, BucketResult, BucketStore, MultiBucketResult } from '../bucket/types.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker.js';
 import type { StoreOutcome } from './decision-event.js';
 
@@ -15,14 +16,15 @@ export const MAX_BREAKERS = 1024;
 /** What happens to a request when the bucket store errors or misses its deadline. */
 export type StoreErrorPolicy = 'allow' | 'deny' | 'local';
 
-/** The outcome of charging a caller. */
+/** The outcome of charging a caller's buckets. */
 export type Charge =
   | {
       status: 'answered';
-      result: BucketResult;
+      /** Every bucket's answer, all-or-nothing. */
+      answer: MultiBucketResult;
       /** The store that answered (the primary, or the in-process fallback). Refunds go there. */
       store: BucketStore;
-      /** `ok` (the store) or `fallback` (the in-process bucket, the store being unavailable). */
+      /** `ok` (the store) or `fallback` (the in-process buckets, the store being unavailable). */
       outcome: 'ok' | 'fallback';
     }
   | {
@@ -38,7 +40,7 @@ type Unavailable = 'timeout' | 'error' | 'breaker_open';
 
 /** Hears every store call and breaker change (the plugin's metrics). */
 export interface StoreObserver {
-  storeCall(outcome: Exclude<StoreOutcome, 'not_called'>, seconds: number): void;
+  storeCall(outcome: Exclude<StoreOutcome, 'not_called' | 'deny_cache'>, seconds: number): void;
   breakerTransition(partition: string, state: CircuitState): void;
 }
 
@@ -54,15 +56,23 @@ export interface GuardedStoreOptions {
   observer?: StoreObserver;
 }
 
+type Operation = 'consume' | 'refund' | 'peek';
+
 /**
  * The bucket store behind a deadline and circuit breakers: every call either answers within
  * `timeoutMs` or is reported as unavailable (or answered by the fallback), never thrown.
  *
+ * An operation's buckets are charged all-or-nothing: one bucket with the store's `consume`, several
+ * with its `consumeAll` (atomic where the store can be), or, for a store without one, one after
+ * another with give-back (`consumeInOrder`). The in-process fallback charges the same buckets the
+ * same way.
+ *
  * One breaker per partition of the store (`BucketStore.partitionOf`: a Redis Cluster master, say),
  * created when the partition is first seen, so a failing partition stops only the calls for the
- * keys it holds. A store without `partitionOf` is one partition. At most `MAX_BREAKERS` are kept:
- * beyond that a closed breaker is forgotten first (it holds only a count of recent failures), and
- * an open one only when none is closed.
+ * keys it holds. A call over buckets of several partitions needs every one of their breakers to let
+ * it through, and its success or failure counts for each of them. A store without `partitionOf` is
+ * one partition. At most `MAX_BREAKERS` are kept: beyond that a closed breaker is forgotten first
+ * (it holds only a count of recent failures), and an open one only when none is closed.
  *
  * The deadline itself is the store's (`timeoutMs` call option): a store call that misses it rejects,
  * and the command has no effect if it reaches Redis later, so a late answer never charges. A store
@@ -94,59 +104,54 @@ export class GuardedStore {
         : { name: undefined, breaker: this.#newBreaker(undefined) };
   }
 
-  /** Takes `cost` tokens from `key`'s bucket if they exist (see `BucketStore.consume`). */
-  async consume(key: string, cost: number, policy: BucketPolicy, logger: Logger): Promise<Charge> {
-    const partition = this.#partitionOf(key, logger);
-    const answer = await this.#call(partition, logger, (options) => this.#store.consume(key, cost, policy, options));
-    if (typeof answer === 'object') return { status: 'answered', result: answer, store: this.#store, outcome: 'ok' };
-    if (this.#fallback) {
-      const started = performance.now();
-      const result = await this.#fallback.consume(key, cost, policy);
-      this.#observer?.storeCall('fallback', (performance.now() - started) / 1000);
-      return { status: 'answered', result, store: this.#fallback, outcome: 'fallback' };
-    }
-    return { status: 'unavailable', retryAfterMs: Math.max(partition.breaker.msUntilProbe(), 1), outcome: answer };
+  /** Takes `cost` tokens from every bucket if each holds them, otherwise from none (see `BucketStore.consumeAll`). */
+  async consume(limits: readonly BucketLimit[], cost: number, logger: Logger): Promise<Charge> {
+    return this.#charge('consume', limits, cost, logger);
   }
 
-  /** Reads `key`'s bucket without changing it (a dry run), with the same deadline, breaker and fallback. */
-  async peek(key: string, policy: BucketPolicy, logger: Logger): Promise<Charge> {
-    const partition = this.#partitionOf(key, logger);
-    const answer = await this.#call(partition, logger, (options) => this.#store.peek(key, policy, options));
-    if (typeof answer === 'object') return { status: 'answered', result: answer, store: this.#store, outcome: 'ok' };
-    if (this.#fallback) {
-      return {
-        status: 'answered',
-        result: await this.#fallback.peek(key, policy),
-        store: this.#fallback,
-        outcome: 'fallback',
-      };
-    }
-    return { status: 'unavailable', retryAfterMs: Math.max(partition.breaker.msUntilProbe(), 1), outcome: answer };
-  }
-
-  /** The state of the breaker of `key`'s partition (`'closed'` for a partition not seen yet). */
-  stateOf(key: string): CircuitState {
-    if (this.#single) return this.#single.breaker.state;
-    const name = this.#store.partitionOf?.(key);
-    return (name === undefined ? undefined : this.#partitions.get(name))?.breaker.state ?? 'closed';
+  /** Reads the buckets without changing them (a dry run), with the same deadline, breakers and fallback. */
+  async peek(limits: readonly BucketLimit[], logger: Logger): Promise<Charge> {
+    return this.#charge('peek', limits, 0, logger);
   }
 
   /**
-   * Gives `amount` tokens back to the store that charged them, in one call. Returns the bucket
+   * Gives `amount` tokens back to every bucket, in the store that charged them. Returns the buckets
    * afterwards, or undefined when the store did not answer (the refund is then lost: the caller
    * paid the estimate, never more).
    */
   async refund(
     store: BucketStore,
-    key: string,
+    limits: readonly BucketLimit[],
     amount: number,
-    policy: BucketPolicy,
     logger: Logger,
-  ): Promise<BucketResult | undefined> {
-    if (store !== this.#store) return store.refund(key, amount, policy);
-    const partition = this.#partitionOf(key, logger);
-    const answer = await this.#call(partition, logger, (options) => this.#store.refund(key, amount, policy, options));
+  ): Promise<BucketResult[] | undefined> {
+    if (store !== this.#store) return refundOn(store, limits, amount);
+    const partitions = this.#partitionsOf(limits, logger);
+    const answer = await this.#call(partitions, logger, (options) => refundOn(this.#store, limits, amount, options));
     return typeof answer === 'object' ? answer : undefined;
+  }
+
+  /** The state of the breaker of `key`'s partition (`'closed'` for a partition not seen yet). */
+  stateOf(key: string, hashTag?: string): CircuitState {
+    if (this.#single) return this.#single.breaker.state;
+    const name = this.#store.partitionOf?.(key, hashTag);
+    return (name === undefined ? undefined : this.#partitions.get(name))?.breaker.state ?? 'closed';
+  }
+
+  async #charge(operation: Operation, limits: readonly BucketLimit[], cost: number, logger: Logger): Promise<Charge> {
+    const partitions = this.#partitionsOf(limits, logger);
+    const answer = await this.#call(partitions, logger, (options) =>
+      chargeOn(this.#store, operation, limits, cost, options),
+    );
+    if (typeof answer === 'object') return { status: 'answered', answer, store: this.#store, outcome: 'ok' };
+    if (this.#fallback) {
+      const started = performance.now();
+      const fallback = await chargeOn(this.#fallback, operation, limits, cost, undefined);
+      this.#observer?.storeCall('fallback', (performance.now() - started) / 1000);
+      return { status: 'answered', answer: fallback, store: this.#fallback, outcome: 'fallback' };
+    }
+    const retryAfterMs = Math.max(1, ...partitions.map((partition) => partition.breaker.msUntilProbe()));
+    return { status: 'unavailable', retryAfterMs, outcome: answer };
   }
 
   #newBreaker(name: string | undefined): CircuitBreaker {
@@ -156,12 +161,23 @@ export class GuardedStore {
     return new CircuitBreaker(this.#breakerOptions, this.#now, onTransition);
   }
 
-  /** The breaker of the partition holding `key`'s bucket, created on first sight. */
-  #partitionOf(key: string, logger: Logger): Partition {
-    if (this.#single) return this.#single;
+  /** The breakers of the partitions holding the buckets (each once). */
+  #partitionsOf(limits: readonly BucketLimit[], logger: Logger): Partition[] {
+    if (this.#single) return [this.#single];
+    const found: Partition[] = [];
+    for (const limit of limits) {
+      const partition = this.#partitionOf(limit, logger);
+      if (!found.includes(partition)) found.push(partition);
+    }
+    return found;
+  }
+
+  /** The breaker of the partition holding a bucket, created on first sight. */
+  #partitionOf(limit: BucketLimit, logger: Logger): Partition {
     let name: string;
     try {
-      name = String((this.#store.partitionOf as (key: string) => string).call(this.#store, key));
+      const partitionOf = this.#store.partitionOf as (key: string, hashTag?: string) => string;
+      name = String(partitionOf.call(this.#store, limit.key, limit.hashTag));
     } catch (error) {
       logger.debug(
         `graphql-budget: the bucket store's partitionOf failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -189,45 +205,85 @@ export class GuardedStore {
     if (oldest.done !== true) this.#partitions.delete(oldest.value);
   }
 
-  async #call(
-    partition: Partition,
+  async #call<T>(
+    partitions: readonly Partition[],
     logger: Logger,
-    run: (options: { timeoutMs: number }) => Promise<BucketResult>,
-  ): Promise<BucketResult | Unavailable> {
-    const { breaker } = partition;
-    if (!breaker.tryAcquire()) {
+    run: (options: BucketCallOptions) => Promise<T>,
+  ): Promise<T | Unavailable> {
+    // Every breaker must let the call through; checked first, so a probe is never taken for nothing.
+    if (!partitions.every((partition) => partition.breaker.canAcquire())) {
       this.#observer?.storeCall('breaker_open', 0);
       return 'breaker_open';
     }
+    for (const partition of partitions) partition.breaker.tryAcquire();
     const started = performance.now();
     try {
       const result = await withBackstop(run({ timeoutMs: this.#timeoutMs }), this.#timeoutMs + BACKSTOP_GRACE_MS);
       this.#observer?.storeCall('ok', (performance.now() - started) / 1000);
-      if (breaker.recordSuccess()) {
-        logger.info(
-          `graphql-budget: the bucket store${where(partition)} answers again; budgets are enforced by it again.`,
-        );
+      for (const partition of partitions) {
+        if (partition.breaker.recordSuccess()) {
+          logger.info(
+            `graphql-budget: the bucket store${where(partition)} answers again; budgets are enforced by it again.`,
+          );
+        }
       }
       return result;
     } catch (error) {
       const outcome =
         error instanceof BucketStoreTimeoutError || error instanceof BackstopTimeout ? 'timeout' : 'error';
       this.#observer?.storeCall(outcome, (performance.now() - started) / 1000);
-      const wasClosed = breaker.state === 'closed';
-      const opened = breaker.recordFailure();
       const reason = error instanceof Error ? error.message : String(error);
-      if (opened && wasClosed) {
-        logger.warn(
-          `graphql-budget: the bucket store failed (${reason}); not calling it for ${Math.ceil(breaker.msUntilProbe())} ms ` +
-            `before probing it again${where(partition)}. onStoreError decides ` +
-            `${partition.name === undefined ? 'requests' : 'the requests for keys in that partition'} meanwhile.`,
-        );
-      } else {
-        logger.debug(`graphql-budget: bucket store call failed${where(partition)}: ${reason}`);
+      for (const partition of partitions) {
+        const { breaker } = partition;
+        const wasClosed = breaker.state === 'closed';
+        const opened = breaker.recordFailure();
+        if (opened && wasClosed) {
+          logger.warn(
+            `graphql-budget: the bucket store failed (${reason}); not calling it for ${Math.ceil(breaker.msUntilProbe())} ms ` +
+              `before probing it again${where(partition)}. onStoreError decides ` +
+              `${partition.name === undefined ? 'requests' : 'the requests for keys in that partition'} meanwhile.`,
+          );
+        } else {
+          logger.debug(`graphql-budget: bucket store call failed${where(partition)}: ${reason}`);
+        }
       }
       return outcome;
     }
   }
+}
+
+/** One store call for the operation's buckets: the single-bucket methods for one untagged bucket. */
+async function chargeOn(
+  store: BucketStore,
+  operation: Operation,
+  limits: readonly BucketLimit[],
+  cost: number,
+  options: BucketCallOptions | undefined,
+): Promise<MultiBucketResult> {
+  const only = limits.length === 1 && limits[0]?.hashTag === undefined ? limits[0] : undefined;
+  if (operation === 'peek') {
+    if (only) return allowedResult([await store.peek(only.key, only.policy, options)]);
+    if (store.peekAll) return allowedResult(await store.peekAll(limits, options));
+    return allowedResult(await Promise.all(limits.map((limit) => store.peek(limit.key, limit.policy, options))));
+  }
+  if (only) {
+    const result = await store.consume(only.key, cost, only.policy, options);
+    return result.allowed ? allowedResult([result]) : deniedResult([result]);
+  }
+  if (store.consumeAll) return store.consumeAll(limits, cost, options);
+  return consumeInOrder(store, limits, cost, options);
+}
+
+async function refundOn(
+  store: BucketStore,
+  limits: readonly BucketLimit[],
+  amount: number,
+  options?: BucketCallOptions,
+): Promise<BucketResult[]> {
+  const only = limits.length === 1 && limits[0]?.hashTag === undefined ? limits[0] : undefined;
+  if (only) return [await store.refund(only.key, amount, only.policy, options)];
+  if (store.refundAll) return store.refundAll(limits, amount, options);
+  return Promise.all(limits.map((limit) => store.refund(limit.key, amount, limit.policy, options)));
 }
 
 /** A part of the store that fails on its own, and its circuit breaker. */

@@ -93,7 +93,7 @@ export class BudgetMetrics {
   }
 
   /** One store call and what came of it. */
-  recordStoreCall(outcome: Exclude<StoreOutcome, 'not_called'>, seconds: number): void {
+  recordStoreCall(outcome: Exclude<StoreOutcome, 'not_called' | 'deny_cache'>, seconds: number): void {
     const attributes = this.#storeAttributes.get(outcome);
     if (attributes !== undefined) this.#storeDuration?.record(seconds, attributes);
   }

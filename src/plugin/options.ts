@@ -1,10 +1,10 @@
 import type { BaseContext, GraphQLRequestContext, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import type { BucketPolicy, BucketStore } from '../bucket/types.js';
-import { checkPolicy } from '../bucket/validate.js';
 import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { BudgetDecision } from './decision-event.js';
+import { resolveLimits, type BudgetLimit } from './limits.js';
 import type { StoreErrorPolicy } from './guarded-store.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
 
@@ -36,18 +36,33 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   skip?: (requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => boolean | Promise<boolean>;
   /**
-   * The caller's bucket: a fixed policy, or a function of the request for tiers (free vs paid).
+   * The caller's budget: one policy (`{ capacity, refillPerSecond }`: one bucket per caller, named
+   * `policyName` in the headers), a list of limits charged together, or a function of the request
+   * returning either (tiers, tenants).
+   *
+   * A list of `BudgetLimit`s (`{ name, capacity, refillPerSecond, key?, hashTag? }`) charges every
+   * bucket at once, all-or-nothing: several windows for the caller (without `key`, one bucket per
+   * name for the caller `identify` names: `[{ name: 'minute', capacity: 2000, refillPerSecond: 33.3 },
+   * { name: 'hour', capacity: 5000, refillPerSecond: 5000 / 3600 }]`), and buckets of other owners
+   * (`{ name: 'app', key: 'app:42', … }`: `key` is the bucket's own identity, shared by every caller
+   * whose policy names it: an app, an organisation, a global ceiling). An operation runs only if
+   * every bucket holds its cost; when one does not, nothing is taken from any, and `Retry-After` is
+   * the time until all of them can pay. Refunds go back to every bucket.
+   *
    * Every policy must have a capacity > 0 and a refill ≥ 0 that refills the bucket from empty within
-   * 1e9 s (the stores' bound). A fixed policy is checked at construction; a policy the function
-   * returns is checked on every request, and an invalid one (or a throwing function) answers that
-   * request alone with HTTP 500 and a generic message, logged in full: it never reaches the store,
-   * so it can never trip the circuit breaker for other callers. A `GraphQLError` thrown here is
-   * returned to the client as is.
+   * 1e9 s (the stores' bound); names are 1–64 of `A-Z a-z 0-9 _ . : -`, unique. A fixed policy is
+   * checked at construction; one the function returns is checked on every request, and an invalid
+   * one (or a throwing function) answers that request alone with HTTP 500 and a generic message,
+   * logged in full: it never reaches the store, so it can never trip the circuit breaker for other
+   * callers. A `GraphQLError` thrown here is returned to the client as is.
    * @default { capacity: 1000, refillPerSecond: 50 }
    */
   policy?:
     | BucketPolicy
-    | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => BucketPolicy | Promise<BucketPolicy>);
+    | readonly BudgetLimit[]
+    | ((
+        requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
+      ) => BucketPolicy | readonly BudgetLimit[] | Promise<BucketPolicy | readonly BudgetLimit[]>);
   /**
    * Where buckets live. Use a `RedisBucketStore` when more than one server process serves the API.
    * @default a new `MemoryBucketStore` (this process only; a warning is logged once at startup)
@@ -63,9 +78,10 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   mode?: BudgetMode | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => BudgetMode);
   /**
    * The largest cost one operation may have; above it the operation is rejected with HTTP 400
-   * `COST_ESTIMATED_TOO_EXPENSIVE` before any token is taken. It is also capped by the policy's
-   * capacity (a bigger operation could never be paid for). A function decides per request.
-   * @default the policy's capacity
+   * `COST_ESTIMATED_TOO_EXPENSIVE` before any token is taken. It is also capped by the
+   * smallest capacity of its buckets (a bigger operation could never be paid for). A function
+   * decides per request.
+   * @default the smallest capacity of the operation's buckets
    */
   maxCost?: number | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => number);
   /**
@@ -240,9 +256,12 @@ export function resolveOptions<TContext extends BaseContext>(
   }
   const policy = options.policy ?? queryBudgetDefaults.policy;
   if (typeof policy !== 'function') {
-    const problem = policyProblem(policy);
-    if (problem !== undefined) {
-      throw retyped(problem, `queryBudgetPlugin: ${problem.message.replace(/^policy\b/, '`policy`')}.`);
+    try {
+      resolveLimits(policy, 'caller', 'budget');
+    } catch (error) {
+      const problem = error as TypeError | RangeError;
+      const message = `queryBudgetPlugin: ${problem.message.replace(/^policy\b/, '`policy`')}.`;
+      throw problem instanceof RangeError ? new RangeError(message) : new TypeError(message);
     }
   }
   const store = options.store;
@@ -370,25 +389,6 @@ export function checkMode(mode: unknown, name: string): asserts mode is BudgetMo
   if (mode !== 'enforce' && mode !== 'measure') {
     throw new RangeError(`queryBudgetPlugin: ${name} must be 'enforce' or 'measure'; got ${describe(mode)}.`);
   }
-}
-
-/**
- * Why `policy` cannot be used, or undefined when it can: the stores' own check (`checkPolicy`), so
- * the plugin never hands a store a policy the store would refuse.
- */
-export function policyProblem(policy: unknown): TypeError | RangeError | undefined {
-  try {
-    checkPolicy(policy);
-    return undefined;
-  } catch (error) {
-    if (error instanceof TypeError || error instanceof RangeError) return error;
-    throw error;
-  }
-}
-
-/** The same kind of error as `error`, with another message. */
-function retyped(error: TypeError | RangeError, message: string): TypeError | RangeError {
-  return error instanceof RangeError ? new RangeError(message) : new TypeError(message);
 }
 
 interface NumberRule {

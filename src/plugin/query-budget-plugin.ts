@@ -9,6 +9,7 @@ import { GraphQLError } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
 import type { Budget, Settlement } from './budget.js';
+import { chargeBuckets, refundedView } from './bucket-charge.js';
 import { CostResult, DecisionNotifier } from './decision-event.js';
 import { DecisionReporter } from './decision-report.js';
 import {
@@ -21,7 +22,9 @@ import {
   tooExpensiveError,
   type ErrorHttp,
 } from './errors.js';
+import { DenyCache } from './deny-cache.js';
 import { GuardedStore } from './guarded-store.js';
+import type { ResolvedLimit } from './limits.js';
 import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type QueryBudgetOptions } from './options.js';
 import { ChargeFunctionError, OperationPricer } from './pricing.js';
@@ -68,19 +71,18 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     estimateCacheMaxBytes: config.estimateCacheMaxBytes,
   });
   const inputs = new RequestInputResolver(config);
-  const annotator = new ResponseAnnotator(
-    config.policyName,
-    typeof config.policy === 'function' ? undefined : config.policy,
-  );
+  const annotator = new ResponseAnnotator(config.policyName);
+  const denyCache = new DenyCache();
   const reporter = new DecisionReporter(metrics);
 
   async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {
     const started = performance.now();
-    const { skipped, key, policy, mode, expose } = await inputs.resolve(requestContext);
+    const { skipped, key, limits, listed, mode, expose } = await inputs.resolve(requestContext);
     const budget: Budget = {
       skipped,
       key,
-      policy,
+      limits,
+      listed,
       mode,
       expose: expose && !skipped,
       requested: 0,
@@ -88,6 +90,8 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       fields: undefined,
       fieldsTruncated: false,
       charge: undefined,
+      view: undefined,
+      deniedLocally: false,
       rejection: undefined,
       result: skipped ? CostResult.SKIPPED : CostResult.OK,
       dryRun: undefined,
@@ -101,7 +105,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     return budget;
   }
 
-  /** Prices the operation and charges it (or, for a dry run, reads the bucket). */
+  /** Prices the operation and charges its buckets (or, for a dry run, reads them). */
   async function charge(
     requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
     budget: Budget,
@@ -119,10 +123,10 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     budget.requested = price.requested;
     budget.fields = price.fields;
     budget.fieldsTruncated = price.fieldsTruncated === true;
-    const { key, policy } = budget;
-    if (key === null || policy === null) return; // skipped: priced for the metrics, never charged
+    const { limits } = budget;
+    if (limits.length === 0) return; // skipped: priced for the metrics, never charged
 
-    const maximum = inputs.maxCostOf(requestContext, policy);
+    const maximum = inputs.maxCostOf(requestContext, limits);
     if (!(budget.requested <= maximum)) {
       budget.result = CostResult.ESTIMATED_TOO_EXPENSIVE;
       budget.rejection = tooExpensiveError({
@@ -139,35 +143,45 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       schema === undefined || operation === undefined
         ? undefined
         : dryRunFields(schema, requestContext.document, operation, requestContext.request.variables);
-    const logger = requestContext.logger;
-    const charge = budget.dryRun
-      ? await guard.peek(key, policy, logger)
-      : await guard.consume(key, budget.requested, policy, logger);
-    budget.charge = charge;
-    if (charge.status === 'unavailable') {
+    const charged = await chargeBuckets({
+      guard,
+      denyCache,
+      limits,
+      cost: budget.requested,
+      dryRun: budget.dryRun !== undefined,
+      logger: requestContext.logger,
+    });
+    budget.charge = charged.charge;
+    budget.view = charged.view;
+    budget.deniedLocally = charged.deniedLocally;
+    const { view } = charged;
+    if (view === undefined) {
       budget.result = CostResult.BUDGET_UNAVAILABLE;
+      const retryAfterMs = charged.charge?.status === 'unavailable' ? charged.charge.retryAfterMs : 1000;
       if (config.onStoreError === 'deny') {
-        const error = budgetUnavailableError(charge.retryAfterMs, errorHttp(requestContext, 503));
+        const error = budgetUnavailableError(retryAfterMs, errorHttp(requestContext, 503));
         if (!requestContext.requestIsBatched) {
-          headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(charge.retryAfterMs)));
+          headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(retryAfterMs)));
         }
         budget.rejection = error;
       }
       return;
     }
-    const { result } = charge;
-    if (!result.allowed) {
+    const binding = limits[view.binding] as ResolvedLimit;
+    const bucket = view.results[view.binding] as BucketResult;
+    if (!view.allowed) {
       budget.result = CostResult.RATE_LIMITED;
       const error = rateLimitedError({
         cost: budget.requested,
-        remaining: result.remaining,
-        capacity: policy.capacity,
-        refillPerSecond: policy.refillPerSecond,
-        retryAfterMs: result.retryAfterMs,
+        remaining: bucket.remaining,
+        capacity: binding.policy.capacity,
+        refillPerSecond: binding.policy.refillPerSecond,
+        retryAfterMs: view.retryAfterMs,
+        bucket: budget.listed ? binding.name : undefined,
         http: errorHttp(requestContext, 429),
       });
-      if (!requestContext.requestIsBatched && result.retryAfterMs >= 0) {
-        headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(result.retryAfterMs)));
+      if (!requestContext.requestIsBatched && view.retryAfterMs >= 0) {
+        headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(view.retryAfterMs)));
       }
       budget.rejection = error;
       return;
@@ -176,9 +190,9 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       requestContext.contextValue,
       rateLimitView({
         cost: budget.requested,
-        capacity: policy.capacity,
-        remaining: result.remaining,
-        resetAfterMs: result.resetAfterMs,
+        capacity: binding.policy.capacity,
+        remaining: bucket.remaining,
+        resetAfterMs: bucket.resetAfterMs,
         now: Date.now(),
       }),
     );
@@ -189,22 +203,21 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     budget: Budget,
   ): Promise<Settlement> {
     const started = performance.now();
-    const { charge, key, policy } = budget;
-    let bucket: BucketResult | undefined = charge?.status === 'answered' ? charge.result : undefined;
+    const { charge, limits } = budget;
     const executed = budget.rejection === undefined || budget.mode === 'measure';
     let charged: number | null = 0;
     let actual: number | null = null;
     if (executed && budget.priced && !budget.dryRun) {
       ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested));
       const refund = charged === null ? 0 : budget.requested - charged;
-      const tokensTaken = charge?.status === 'answered' && charge.result.allowed;
-      if (tokensTaken && refund > 0 && key !== null && policy !== null) {
-        const after = await guard.refund(charge.store, key, refund, policy, requestContext.logger);
-        if (after) bucket = after;
+      const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
+      if (tokensTaken && refund > 0 && budget.view !== undefined) {
+        const after = await guard.refund(charge.store, limits, refund, requestContext.logger);
+        if (after) budget.view = refundedView(budget.view, after);
       }
     }
-    if (budget.expose) annotator.annotate(requestContext, budget, charged, bucket);
-    return { charged, actual, executed, remaining: bucket?.remaining, settleMs: performance.now() - started };
+    if (budget.expose) annotator.annotate(requestContext, budget, charged);
+    return { charged, actual, executed, settleMs: performance.now() - started };
   }
 
   return {

@@ -1,8 +1,8 @@
 import type { BaseContext, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import { GraphQLError } from 'graphql';
-import type { BucketPolicy } from '../bucket/types.js';
 import { BudgetServerFault } from './errors.js';
-import { checkMode, policyProblem, type BudgetMode, type ResolvedQueryBudgetOptions } from './options.js';
+import { resolveLimits, smallestCapacity, type ResolvedLimit } from './limits.js';
+import { checkMode, type BudgetMode, type ResolvedQueryBudgetOptions } from './options.js';
 
 type DidResolve<TContext extends BaseContext> = GraphQLRequestContextDidResolveOperation<TContext>;
 
@@ -10,7 +10,10 @@ type DidResolve<TContext extends BaseContext> = GraphQLRequestContextDidResolveO
 export interface RequestInputs {
   skipped: boolean;
   key: string | null;
-  policy: BucketPolicy | null;
+  /** The buckets the operation is charged against (the caller's own first); empty when skipped. */
+  limits: ResolvedLimit[];
+  /** Whether the policy was a list of limits (rather than one policy object). */
+  listed: boolean;
   mode: BudgetMode;
   expose: boolean;
 }
@@ -36,7 +39,7 @@ export class RequestInputResolver<TContext extends BaseContext> {
       typeof config.exposeCost === 'function' ? config.exposeCost(requestContext) === true : config.exposeCost;
     const skip = config.skip;
     if (skip !== undefined && (await userCode('`skip`', () => skip(requestContext))) === true) {
-      return { skipped: true, key: null, policy: null, mode, expose };
+      return { skipped: true, key: null, limits: [], listed: false, mode, expose };
     }
     const key = await userCode('`identify`', () => config.identify(requestContext));
     if (typeof key !== 'string' || key.length === 0) {
@@ -46,14 +49,19 @@ export class RequestInputResolver<TContext extends BaseContext> {
           : `\`identify\` must return a non-empty string; it returned ${describe(key)}.`,
       );
     }
-    return { skipped: false, key, policy: await this.#policyOf(requestContext), mode, expose };
+    const { limits, listed } = await this.#limitsOf(requestContext, key);
+    return { skipped: false, key, limits, listed, mode, expose };
   }
 
-  /** The largest cost one operation may have: `maxCost` (a number or per request), never above the capacity. */
-  maxCostOf(requestContext: DidResolve<TContext>, policy: BucketPolicy): number {
+  /**
+   * The largest cost one operation may have: `maxCost` (a number or per request), never above the
+   * smallest capacity of its buckets (an operation costing more could never be paid).
+   */
+  maxCostOf(requestContext: DidResolve<TContext>, limits: readonly ResolvedLimit[]): number {
+    const capacity = smallestCapacity(limits);
     const option = this.#config.maxCost;
-    if (option === undefined) return policy.capacity;
-    if (typeof option === 'number') return Math.min(option, policy.capacity);
+    if (option === undefined) return capacity;
+    if (typeof option === 'number') return Math.min(option, capacity);
     let value: unknown;
     try {
       value = option(requestContext);
@@ -63,7 +71,7 @@ export class RequestInputResolver<TContext extends BaseContext> {
     if (typeof value !== 'number' || !(value > 0)) {
       throw new BudgetServerFault(`\`maxCost\` must return a number > 0; it returned ${describe(value)}.`);
     }
-    return Math.min(value, policy.capacity);
+    return Math.min(value, capacity);
   }
 
   /** Whether this caller may have the per-field breakdown it asked for with the debug header. */
@@ -86,15 +94,17 @@ export class RequestInputResolver<TContext extends BaseContext> {
     return mode;
   }
 
-  async #policyOf(requestContext: DidResolve<TContext>): Promise<BucketPolicy> {
+  async #limitsOf(
+    requestContext: DidResolve<TContext>,
+    key: string,
+  ): Promise<{ limits: ResolvedLimit[]; listed: boolean }> {
     const option = this.#config.policy;
-    if (typeof option !== 'function') return option;
-    const policy = await userCode('`policy`', () => option(requestContext));
-    const problem = policyProblem(policy);
-    if (problem !== undefined) {
-      throw new BudgetServerFault(`the policy returned by \`policy\` is invalid: ${problem.message}.`);
+    const policy = typeof option === 'function' ? await userCode('`policy`', () => option(requestContext)) : option;
+    try {
+      return { limits: resolveLimits(policy, key, this.#config.policyName), listed: Array.isArray(policy) };
+    } catch (error) {
+      throw new BudgetServerFault(`the policy returned by \`policy\` is invalid: ${(error as Error).message}.`);
     }
-    return policy;
   }
 }
 

@@ -1,8 +1,9 @@
 import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
-import type { BucketPolicy, BucketResult } from '../bucket/types.js';
+import type { BucketResult } from '../bucket/types.js';
 import type { Budget } from './budget.js';
-import { throttleStatusOf, type CostExtension } from './cost-extension.js';
+import { throttleStatusOf, type BudgetStatus, type CostExtension } from './cost-extension.js';
 import { BudgetErrorCode, retryAfterSeconds } from './errors.js';
+import type { ResolvedLimit } from './limits.js';
 import {
   expressible,
   formatRateLimit,
@@ -13,34 +14,36 @@ import {
 } from './rate-limit-headers.js';
 
 /**
- * Writes what the caller is told about their budget: `extensions.cost` (Shopify's shape) and the
- * `RateLimit-Policy` / `RateLimit` header fields (draft-ietf-httpapi-ratelimit-headers-10).
+ * Writes what the caller is told about their budget: `extensions.cost` (Shopify's shape; with
+ * several buckets, `throttleStatus` is the one that binds and `budgets` lists them all) and the
+ * `RateLimit-Policy` / `RateLimit` header fields (draft-ietf-httpapi-ratelimit-headers-10: every
+ * policy in `RateLimit-Policy`, one member each; one member in `RateLimit`, the bucket that binds).
  */
 export class ResponseAnnotator {
   readonly #policyName: string;
-  /** A fixed policy's header never changes: formatted once. */
-  readonly #fixedPolicy: BucketPolicy | undefined;
-  readonly #fixedPolicyHeader: string | undefined;
+  /** RateLimit-Policy values by the limits' policies, for the policies that recur (most do). */
+  readonly #policyHeaders = new Map<string, string>();
 
-  constructor(policyName: string, fixedPolicy: BucketPolicy | undefined) {
+  constructor(policyName: string) {
     this.#policyName = policyName;
-    this.#fixedPolicy = fixedPolicy;
-    this.#fixedPolicyHeader = fixedPolicy && formatRateLimitPolicy(policyName, fixedPolicy);
   }
 
   annotate<TContext extends BaseContext>(
     requestContext: GraphQLRequestContextWillSendResponse<TContext>,
     budget: Budget,
     actual: number | null,
-    bucket: BucketResult | undefined,
   ): void {
-    const { policy } = budget;
-    if (policy === null) return;
+    const { limits, view } = budget;
+    if (limits.length === 0) return;
+    const binding = view === undefined ? 0 : view.binding;
+    const bindingLimit = limits[binding] as ResolvedLimit;
+    const bindingBucket = view?.results[binding];
     const cost: CostExtension = {
       requestedQueryCost: budget.requested,
       actualQueryCost: actual,
-      throttleStatus: bucket ? throttleStatusOf(bucket, policy) : null,
+      throttleStatus: bindingBucket ? throttleStatusOf(bindingBucket, bindingLimit.policy) : null,
     };
+    if (budget.listed) cost.budgets = limits.map((limit, index) => budgetStatus(limit, view?.results[index]));
     if (budget.mode === 'measure' && budget.rejection) cost.wouldReject = String(budget.rejection.extensions.code);
     if (budget.fields) cost.fields = budget.fields;
     if (budget.fieldsTruncated) cost.fieldsTruncated = true;
@@ -51,22 +54,50 @@ export class ResponseAnnotator {
     } else {
       body.initialResult.extensions = { ...body.initialResult.extensions, cost };
     }
-    if (!expressible(policy)) return;
+    const stated = limits.filter((limit) => expressible(limit.policy));
+    if (stated.length === 0) return;
     const headers = requestContext.response.http.headers;
-    headers.set(
-      RATE_LIMIT_POLICY_HEADER,
-      this.#fixedPolicyHeader !== undefined && policy === this.#fixedPolicy
-        ? this.#fixedPolicyHeader
-        : formatRateLimitPolicy(this.#policyName, policy),
-    );
-    if (bucket)
-      headers.set(RATE_LIMIT_HEADER, formatRateLimit(this.#policyName, bucket.remaining, resetOf(budget, bucket)));
+    headers.set(RATE_LIMIT_POLICY_HEADER, stated.map((limit) => this.#policyHeader(limit)).join(', '));
+    if (bindingBucket && expressible(bindingLimit.policy)) {
+      const reset = resetOf(budget, bindingBucket);
+      headers.set(
+        RATE_LIMIT_HEADER,
+        formatRateLimit(this.#nameOf(budget, bindingLimit), bindingBucket.remaining, reset),
+      );
+    }
   }
+
+  #nameOf(budget: Budget, limit: ResolvedLimit): string {
+    return budget.listed ? limit.name : this.#policyName;
+  }
+
+  #policyHeader(limit: ResolvedLimit): string {
+    const id = `${limit.name}\u0000${limit.policy.capacity}\u0000${limit.policy.refillPerSecond}`;
+    let header = this.#policyHeaders.get(id);
+    if (header === undefined) {
+      header = formatRateLimitPolicy(limit.name, limit.policy);
+      if (this.#policyHeaders.size >= 1024) this.#policyHeaders.clear();
+      this.#policyHeaders.set(id, header);
+    }
+    return header;
+  }
+}
+
+function budgetStatus(limit: ResolvedLimit, bucket: BucketResult | undefined): BudgetStatus {
+  return {
+    name: limit.name,
+    maximumAvailable: limit.policy.capacity,
+    currentlyAvailable: bucket === undefined ? null : Math.max(0, Math.floor(bucket.remaining)),
+    restoreRate: limit.policy.refillPerSecond,
+  };
 }
 
 /** `t` of the RateLimit field: on a 429 the Retry-After seconds, otherwise the seconds until full. */
 function resetOf(budget: Budget, bucket: BucketResult): number | undefined {
   const refused = budget.mode === 'enforce' && budget.rejection?.extensions.code === BudgetErrorCode.RATE_LIMITED;
-  if (refused) return bucket.retryAfterMs >= 0 ? retryAfterSeconds(bucket.retryAfterMs) : undefined;
+  if (refused) {
+    const wait = budget.view?.retryAfterMs ?? bucket.retryAfterMs;
+    return wait >= 0 ? retryAfterSeconds(wait) : undefined;
+  }
   return wholeSecondsUntil(bucket.resetAfterMs);
 }

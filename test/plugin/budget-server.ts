@@ -38,6 +38,7 @@ export interface CostJson {
   throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } | null;
   wouldReject?: string;
   fields?: { path: string; fieldCost: number; typeCost: number; multiplier: number }[];
+  budgets?: { name: string; maximumAvailable: number; currentlyAvailable: number | null; restoreRate: number }[];
 }
 
 export interface RequestOptions {

@@ -1,7 +1,13 @@
 import type { GraphQLServerContext } from '@apollo/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from '../../src/bucket/types.js';
+import type {
+  BucketCallOptions,
+  BucketLimit,
+  BucketPolicy,
+  BucketResult,
+  BucketStore,
+} from '../../src/bucket/types.js';
 import { GuardedStore, MAX_BREAKERS } from '../../src/plugin/guarded-store.js';
 import { costOf, itemsQuery, startBudgetServer, type BudgetServer } from './budget-server.js';
 
@@ -10,6 +16,9 @@ import { costOf, itemsQuery, startBudgetServer, type BudgetServer } from './budg
  * failing. Its breaker opens; the other partitions' calls still reach the store.
  */
 const POLICY: BucketPolicy = { capacity: 100, refillPerSecond: 0 };
+
+/** One bucket of `key` under POLICY, as the plugin hands the guarded store an operation's buckets. */
+const one = (key: string): BucketLimit[] => [{ key, policy: POLICY }];
 const BREAKER = { failureThreshold: 3, cooldownMs: 500 };
 
 /** Keys are `partition/caller`. Calls for a partition in `down` reject; the others are answered in memory. */
@@ -89,19 +98,18 @@ describe('GuardedStore: one breaker per store partition', () => {
     const { logger, logs } = capturingLogger();
     store.down.add('a');
 
-    for (let i = 0; i < 3; i++)
-      expect((await guard.consume(`a/user-${i}`, 1, POLICY, logger)).status).toBe('unavailable');
+    for (let i = 0; i < 3; i++) expect((await guard.consume(one(`a/user-${i}`), 1, logger)).status).toBe('unavailable');
     expect(guard.stateOf('a/anyone')).toBe('open');
     expect(guard.stateOf('b/anyone')).toBe('closed');
     expect(store.callsTo('a')).toBe(3);
 
     // Partition a is no longer called; b answers every call and charges.
     for (let i = 0; i < 20; i++) {
-      const onA = await guard.consume(`a/user-${i}`, 1, POLICY, logger);
+      const onA = await guard.consume(one(`a/user-${i}`), 1, logger);
       expect(onA).toEqual({ status: 'unavailable', retryAfterMs: 500, outcome: 'breaker_open' });
-      const onB = await guard.consume(`b/user-${i % 2}`, 5, POLICY, logger);
+      const onB = await guard.consume(one(`b/user-${i % 2}`), 5, logger);
       expect(onB.status).toBe('answered');
-      if (onB.status === 'answered') expect(onB.result.allowed).toBe(true);
+      if (onB.status === 'answered') expect(onB.answer.allowed).toBe(true);
     }
     expect(store.callsTo('a')).toBe(3);
     expect(store.callsTo('b')).toBe(20);
@@ -116,15 +124,15 @@ describe('GuardedStore: one breaker per store partition', () => {
     const store = new ShardedStore();
     const { guard } = guarded(store);
     const { logger } = capturingLogger();
-    const charge = await guard.consume('b/bob', 10, POLICY, logger);
+    const charge = await guard.consume(one('b/bob'), 10, logger);
     if (charge.status !== 'answered') throw new Error('b must answer');
     store.down.add('a');
-    for (let i = 0; i < 3; i++) await guard.consume('a/alice', 1, POLICY, logger);
+    for (let i = 0; i < 3; i++) await guard.consume(one('a/alice'), 1, logger);
 
-    expect(await guard.refund(charge.store, 'a/alice', 1, POLICY, logger)).toBeUndefined();
+    expect(await guard.refund(charge.store, one('a/alice'), 1, logger)).toBeUndefined();
     expect(store.callsTo('a')).toBe(3);
-    const after = await guard.refund(charge.store, 'b/bob', 4, POLICY, logger);
-    expect(after?.remaining).toBe(POLICY.capacity - 6);
+    const after = await guard.refund(charge.store, one('b/bob'), 4, logger);
+    expect(after?.[0]?.remaining).toBe(POLICY.capacity - 6);
   });
 
   it('the open partition is probed after the cool-down and closes again, with a log line naming it', async () => {
@@ -132,13 +140,13 @@ describe('GuardedStore: one breaker per store partition', () => {
     const { guard, advance } = guarded(store);
     const { logger, logs } = capturingLogger();
     store.down.add('a');
-    for (let i = 0; i < 3; i++) await guard.consume('a/alice', 1, POLICY, logger);
+    for (let i = 0; i < 3; i++) await guard.consume(one('a/alice'), 1, logger);
     advance(499);
-    expect((await guard.consume('a/alice', 1, POLICY, logger)).status).toBe('unavailable');
+    expect((await guard.consume(one('a/alice'), 1, logger)).status).toBe('unavailable');
     expect(store.callsTo('a')).toBe(3);
     store.down.delete('a');
     advance(1);
-    expect((await guard.consume('a/alice', 1, POLICY, logger)).status).toBe('answered');
+    expect((await guard.consume(one('a/alice'), 1, logger)).status).toBe('answered');
     expect(guard.stateOf('a/alice')).toBe('closed');
     expect(logs.filter((log) => log.level === 'info').map((log) => log.message)).toEqual([
       'graphql-budget: the bucket store (partition a) answers again; budgets are enforced by it again.',
@@ -150,12 +158,12 @@ describe('GuardedStore: one breaker per store partition', () => {
     const { guard } = guarded(store);
     const { logger } = capturingLogger();
     store.down.add('a');
-    for (let i = 0; i < 3; i++) await guard.consume('a/alice', 1, POLICY, logger);
+    for (let i = 0; i < 3; i++) await guard.consume(one('a/alice'), 1, logger);
     expect(guard.stateOf('a/alice')).toBe('open');
 
     store.renamed.set('a', 'a-promoted');
     expect(guard.stateOf('a/alice')).toBe('closed');
-    expect((await guard.consume('a/alice', 1, POLICY, logger)).status).toBe('answered');
+    expect((await guard.consume(one('a/alice'), 1, logger)).status).toBe('answered');
     expect(store.callsTo('a-promoted')).toBe(1);
   });
 
@@ -164,8 +172,8 @@ describe('GuardedStore: one breaker per store partition', () => {
     const { guard } = guarded(new UnpartitionedStore(sharded));
     const { logger, logs } = capturingLogger();
     sharded.down.add('a');
-    for (let i = 0; i < 3; i++) await guard.consume('a/alice', 1, POLICY, logger);
-    expect((await guard.consume('b/bob', 1, POLICY, logger)).status).toBe('unavailable');
+    for (let i = 0; i < 3; i++) await guard.consume(one('a/alice'), 1, logger);
+    expect((await guard.consume(one('b/bob'), 1, logger)).status).toBe('unavailable');
     expect(sharded.callsTo('b')).toBe(0);
     expect(logs.find((log) => log.level === 'warn')?.message).not.toMatch(/partition a\)/);
   });
@@ -175,15 +183,15 @@ describe('GuardedStore: one breaker per store partition', () => {
     const { guard } = guarded(store);
     const { logger } = capturingLogger();
     store.down.add('a');
-    for (let i = 0; i < 3; i++) await guard.consume('a/alice', 1, POLICY, logger);
+    for (let i = 0; i < 3; i++) await guard.consume(one('a/alice'), 1, logger);
     // Many healthy partitions seen after it: the closed breakers make room for each other.
-    for (let i = 0; i < 2 * MAX_BREAKERS; i++) await guard.consume(`p${i}/x`, 1, POLICY, logger);
+    for (let i = 0; i < 2 * MAX_BREAKERS; i++) await guard.consume(one(`p${i}/x`), 1, logger);
     expect(guard.stateOf('a/alice')).toBe('open');
 
     // MAX_BREAKERS open partitions: the oldest open one is forgotten for the newest.
     for (let i = 0; i < MAX_BREAKERS; i++) {
       store.down.add(`q${i}`);
-      for (let j = 0; j < 3; j++) await guard.consume(`q${i}/x`, 1, POLICY, logger);
+      for (let j = 0; j < 3; j++) await guard.consume(one(`q${i}/x`), 1, logger);
     }
     expect(guard.stateOf('a/alice')).toBe('closed');
     expect(guard.stateOf('q0/x')).toBe('open');
