@@ -1,7 +1,9 @@
 /**
  * `npm run demo -- [--quick] [--out file.svg] [url]`: drives the running bookstore example as two
- * callers of different tiers through a burst, a throttle (obeying Retry-After) and a refill, prints
- * one line per request, and writes `demo-budget.svg` (tokens remaining over time) where it was run.
+ * callers of different tiers, members of one organisation, through a burst, a throttle (obeying
+ * Retry-After) and a refill, prints one line per request, and writes `demo-budget.svg` (tokens
+ * remaining over time: each caller's own burst bucket, and the organisation's shared bucket) where
+ * it was run. The pro caller runs into the organisation's budget while their own still has tokens.
  * The URL defaults to `DEMO_URL`, then http://localhost:4000/; `DEMO_QUICK=1` is the same as --quick.
  */
 import { writeFileSync } from 'node:fs';
@@ -55,13 +57,24 @@ const CALLERS: DemoCaller[] = [
   },
 ];
 
-/** An operation that costs nothing (`__typename` is free), to watch the bucket refill. */
+/** The cheapest operation (1 token: the root object; `__typename` itself is free), to watch the buckets refill. */
 const PROBE = { label: 'probe { __typename }', query: '{ __typename }' };
+
+/** The shared bucket the demo charts beside the callers' own (examples/bookstore/callers.ts, ORGS). */
+const ORG = { name: 'org', label: 'acme (shared)' };
+
+interface BucketStatus {
+  name?: string;
+  maximumAvailable: number;
+  currentlyAvailable: number | null;
+  restoreRate: number;
+}
 
 interface CostExtension {
   requestedQueryCost?: number;
   actualQueryCost?: number;
-  throttleStatus?: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } | null;
+  throttleStatus?: BucketStatus | null;
+  budgets?: BucketStatus[];
 }
 
 interface GraphQLBody {
@@ -91,6 +104,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const series = new Map<string, CallerSeries>(
     CALLERS.map((c) => [c.name, { name: c.name, tier: c.tier, capacity: 0, refillPerSecond: 0, samples: [] }]),
   );
+  const org: CallerSeries = { name: ORG.label, tier: 'org', capacity: 0, refillPerSecond: 0, samples: [] };
 
   const send = async (caller: DemoCaller, request: { label: string; query: string }): Promise<Sample> => {
     let response: Response;
@@ -115,22 +129,32 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       );
     }
     const cost = body.extensions?.cost;
-    const status = cost?.throttleStatus ?? null;
+    // The caller's own burst bucket, and the organisation's: extensions.cost.budgets lists each by name.
+    const own = cost?.budgets?.find((bucket) => bucket.name === 'burst') ?? cost?.throttleStatus ?? null;
+    const shared = cost?.budgets?.find((bucket) => bucket.name === ORG.name);
     const retryHeader = response.headers.get('retry-after');
     const sample: Sample = {
       t: now(),
       status: response.status,
       cost: cost?.requestedQueryCost ?? 0,
-      remaining: status?.currentlyAvailable ?? null,
+      remaining: own?.currentlyAvailable ?? null,
       retryAfter: retryHeader === null ? null : Number(retryHeader),
     };
     const entry = series.get(caller.name) as CallerSeries;
-    if (status) {
-      entry.capacity = status.maximumAvailable;
-      entry.refillPerSecond = status.restoreRate;
+    if (own) {
+      entry.capacity = own.maximumAvailable;
+      entry.refillPerSecond = own.restoreRate;
     }
     entry.samples.push(sample);
-    print(describe(caller, request.label, sample, cost, body));
+    if (shared && shared.currentlyAvailable !== null) {
+      org.capacity = shared.maximumAvailable;
+      org.refillPerSecond = shared.restoreRate;
+      org.samples.push({ ...sample, remaining: shared.currentlyAvailable });
+    }
+    // On a 429 the RateLimit field names the bucket that refused: "org";r=…
+    const refusedBy =
+      response.status === 429 ? /^"([^"]+)"/.exec(response.headers.get('ratelimit') ?? '')?.[1] : undefined;
+    print(describe(caller, request.label, sample, cost, body, shared?.currentlyAvailable ?? null, refusedBy));
     return sample;
   };
 
@@ -140,6 +164,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     s: Sample,
     cost: CostExtension | undefined,
     body: GraphQLBody,
+    shared: number | null,
+    refusedBy: string | undefined,
   ): string => {
     const who = `${caller.name.padEnd(5)} ${caller.tier.padEnd(4)}`;
     // After a refund (the lists were shorter than asked for), show what was finally charged.
@@ -147,15 +173,18 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const charged = refunded ? `${s.cost}→${cost.actualQueryCost}` : String(s.cost);
     const capacity = series.get(caller.name)?.capacity ?? 0;
     const left = s.remaining === null ? 'n/a' : `${Math.floor(s.remaining)}/${capacity}`;
+    const orgLeft = shared === null ? '' : `  org ${`${shared}/${org.capacity}`.padStart(7)}`;
     let decision: string;
     if (s.status === 200) decision = paint('32', '200 allowed');
-    else if (s.status === 429) decision = paint('31', `429 throttled  Retry-After: ${s.retryAfter ?? '?'} s`);
-    else
+    else if (s.status === 429) {
+      const by = refusedBy === undefined ? '' : ` by ${refusedBy}`;
+      decision = paint('31', `429 throttled${by}  Retry-After: ${s.retryAfter ?? '?'} s`);
+    } else
       decision = paint(
         '33',
         `${s.status} ${body.errors?.[0]?.extensions?.code ?? ''} ${body.errors?.[0]?.message ?? ''}`.trim(),
       );
-    return `${paint('2', `[${s.t.toFixed(2).padStart(6)} s]`)} ${who}  ${label.padEnd(20)} cost ${charged.padStart(7)}  remaining ${left.padStart(9)}  ${decision}`;
+    return `${paint('2', `[${s.t.toFixed(2).padStart(6)} s]`)} ${who}  ${label.padEnd(20)} cost ${charged.padStart(7)}  own ${left.padStart(9)}${orgLeft}  ${decision}`;
   };
 
   print(
@@ -209,12 +238,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   );
   phases.push({ name: 'refill', start: refillStart, end: now() });
 
-  const result = [...series.values()];
+  const result = [...series.values(), org];
   writeFileSync(
     svgPath,
     renderBudgetChart({ title: 'graphql-budget demo: tokens remaining per caller', series: result, phases }),
   );
-  for (const s of result) {
+  for (const s of series.values()) {
     const rejected = s.samples.filter((x) => x.status === 429).length;
     print(
       `${s.name} (${s.tier}): ${s.samples.length} requests, ${s.samples.length - rejected} allowed, ${rejected} rejected`,

@@ -10,7 +10,7 @@ import {
   rateLimitTypeDefs,
   type BucketStore,
 } from '../../src/index.js';
-import { callerFromRequest, TIERS } from './callers.js';
+import { callerFromRequest, policyOf } from './callers.js';
 import { Catalogue } from './data.js';
 import { resolvers, type BookstoreContext } from './resolvers.js';
 import { metricsFromEnv } from './metrics.js';
@@ -48,8 +48,8 @@ export async function createBookstoreServer(options: BookstoreServerOptions): Pr
         store: options.store,
         // Who pays: the API key's owner, or the client address for anonymous callers (callers.ts).
         identify: ({ contextValue }) => contextValue.caller.id,
-        // How much they may spend: their tier's bucket.
-        policy: ({ contextValue }) => TIERS[contextValue.caller.tier],
+        // How much they may spend: their tier's windows, and their organisation's shared budget.
+        policy: ({ contextValue }) => policyOf(contextValue.caller),
         // Who may see the per-field cost breakdown (graphql-budget-debug: fields): paying callers.
         fieldBreakdown: ({ contextValue }) => contextValue.caller.tier === 'pro',
       }),

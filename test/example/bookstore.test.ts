@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEYS, TIERS } from '../../examples/bookstore/callers.js';
+import { API_KEYS, ORGS, TIERS } from '../../examples/bookstore/callers.js';
+import { RedisBucketStore, type BucketPolicy, type BucketStore } from '../../src/index.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { runScript, startExample, type RunningExample } from './example-process.js';
@@ -21,7 +22,8 @@ const EXAMPLE_README = read('examples/bookstore/README.md');
  * order is part of what the documents show: an example answers as shown only after the ones before
  * it (the README's anonymous 429 needs its caller's bucket as the README left it), so a new document
  * is appended here, and its examples either use callers of their own (docs/cost-model.md: dave) or
- * charge nothing (docs/http-contract.md: carol's 400; docs/rate-limit-field.md: frank's dry run).
+ * charge nothing (docs/http-contract.md: carol's 400, and grace and heidi sharing their organisation's
+ * budget; docs/rate-limit-field.md: frank's dry run).
  */
 const REPLAYED = ['README.md', 'docs/cost-model.md', 'docs/http-contract.md', 'docs/rate-limit-field.md'] as const;
 const examples = readmeExamples(README);
@@ -91,7 +93,7 @@ function describeStore(name: string, env: () => Record<string, string>, expectSt
       // 200, or 429 if the README's anonymous example just drained this address's bucket: either way
       // the budget reported is the anonymous one.
       expect([200, 429]).toContain(response.status);
-      expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe(TIERS.anonymous.capacity);
+      expect(body.extensions.cost.throttleStatus.maximumAvailable).toBe((TIERS.anonymous as BucketPolicy).capacity);
     });
   });
 }
@@ -133,8 +135,16 @@ describe('README', () => {
     for (const [tier, policy] of Object.entries(TIERS)) {
       const row = EXAMPLE_README.split('\n').find((line) => line.startsWith(`| ${tier} `));
       expect(row, tier).toBeDefined();
-      expect(row).toContain(`${policy.capacity.toLocaleString('en-US')} tokens`);
-      expect(row).toContain(`${policy.refillPerSecond} per second`);
+      for (const bucket of Array.isArray(policy) ? policy : [policy]) {
+        expect(row).toContain(`${bucket.capacity.toLocaleString('en-US')} tokens`);
+        expect(row).toContain(`${bucket.refillPerSecond} per second`);
+      }
+    }
+    for (const [name, org] of Object.entries(ORGS)) {
+      const row = EXAMPLE_README.split('\n').find((line) => line.startsWith(`| ${name} `));
+      expect(row, name).toBeDefined();
+      expect(row).toContain(`${org.capacity.toLocaleString('en-US')} tokens`);
+      expect(row).toContain(`${org.refillPerSecond} per second`);
     }
   });
 });
@@ -231,17 +241,27 @@ describe('with REDIS_URL pointing at a Redis that is down, then comes up', () =>
       await new Promise((r) => setTimeout(r, 100));
     expect(app.lines.some((line) => line.includes('is back'))).toBe(true);
     // The plugin's circuit breaker probes the store again after its cool-down (500 ms by default);
-    // from then on carol's bucket lives in Redis.
+    // from then on carol's buckets live in Redis: her burst window, read through a store on it.
     const client = new Redis(redis.url, { lazyConnect: true });
     try {
       await client.connect();
-      let keys: string[] = [];
-      while (keys.length === 0 && Date.now() < deadline) {
+      const store: BucketStore = new RedisBucketStore(client);
+      const burst = {
+        key: 'key:carol\u0000burst',
+        hashTag: 'key:carol',
+        policy: { capacity: 100, refillPerSecond: 5 },
+      };
+      const read = async (): Promise<number> =>
+        store.peekAll
+          ? ((await store.peekAll([burst]))[0]?.remaining ?? 100)
+          : (await store.peek(burst.key, burst.policy)).remaining;
+      let remaining = await read();
+      while (remaining >= 100 && Date.now() < deadline) {
         await ask();
-        keys = await client.keys('gb:k:key:carol');
-        if (keys.length === 0) await new Promise((r) => setTimeout(r, 200));
+        remaining = await read();
+        if (remaining >= 100) await new Promise((r) => setTimeout(r, 200));
       }
-      expect(keys).toEqual(['gb:k:key:carol']);
+      expect(remaining).toBeLessThan(100);
     } finally {
       client.disconnect();
     }
@@ -280,19 +300,26 @@ describe('npm run demo -- --quick', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints a line per request and writes demo-budget.svg where it runs: well-formed, one series per caller', async () => {
+  it('prints a line per request and writes demo-budget.svg where it runs: well-formed, one series per caller and one for the organisation', async () => {
     const demo = runScript('examples/bookstore/demo.ts', ['--quick', app.url], { cwd: dir });
     expect(await demo.exited, demo.lines.join('\n')).toBe(0);
 
     const requests = demo.lines.filter((line) => /^\[\s*\d+\.\d+ s\] /.test(line));
     expect(requests.length).toBeGreaterThan(10);
     expect(requests.some((line) => / 200 allowed/.test(line))).toBe(true);
-    expect(requests.some((line) => / 429 throttled\s+Retry-After: \d+ s/.test(line))).toBe(true);
+    expect(requests.some((line) => / 429 throttled by \w+\s+Retry-After: \d+ s/.test(line))).toBe(true);
+    // bob (pro) is refused by the organisation's shared budget while his own still holds the cost.
+    const byOrg = requests.filter((line) => /^\S+\s+s\] bob .* 429 throttled by org/.test(line.replace(/^\[\s*/, '[')));
+    expect(byOrg.length).toBeGreaterThan(0);
+    for (const line of byOrg) {
+      const [, cost, own] = /cost\s+(\d+)\s+own\s+(\d+)\/1000/.exec(line) ?? [];
+      if (own !== undefined) expect(Number(own)).toBeGreaterThan(Number(cost));
+    }
 
     const svg = parseXml(readFileSync(join(dir, 'demo-budget.svg'), 'utf8'));
     expect(svg.name).toBe('svg');
     const series = allElements(svg).filter((element) => element.attributes.class === 'series');
-    expect(series.map((element) => element.attributes['data-caller'])).toEqual(['alice', 'bob']);
+    expect(series.map((element) => element.attributes['data-caller'])).toEqual(['alice', 'bob', 'acme (shared)']);
     for (const element of series) {
       const line = element.children.find((child) => child.name === 'path' && child.attributes.class === undefined);
       expect((line?.attributes.d ?? '').split('L').length).toBeGreaterThan(5);
