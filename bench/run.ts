@@ -27,6 +27,7 @@ import type { RunResult, SectionResult } from './lib/report.js';
 import { renderSvg } from './lib/svg.js';
 import { markdownReport, textTable } from './lib/table.js';
 import { costEstimate } from './sections/cost-estimate.js';
+import { denyCache } from './sections/deny-cache.js';
 import { httpLatency, httpThroughput } from './sections/http.js';
 import { redisMemory } from './sections/redis-memory.js';
 import { storeThroughput } from './sections/store-throughput.js';
@@ -34,7 +35,14 @@ import { storeThroughput } from './sections/store-throughput.js';
 /** The page whose bench block `--readme` replaces (the option keeps the name it had when the tables were in the README). */
 const PERFORMANCE_PAGE = 'docs/performance.md';
 
-const SECTION_IDS = ['store-throughput', 'redis-memory', 'cost-estimate', 'http-throughput', 'http-latency'] as const;
+const SECTION_IDS = [
+  'store-throughput',
+  'redis-memory',
+  'cost-estimate',
+  'http-throughput',
+  'http-latency',
+  'deny-cache',
+] as const;
 type SectionId = (typeof SECTION_IDS)[number];
 
 /** Sample sizes. `full` finishes in about 3 minutes on a quiet 2-core machine. */
@@ -45,6 +53,7 @@ const SETTINGS = {
     cost: { rounds: 21, callsPerRound: 40 },
     http: { connections: 16, rounds: 3, seconds: 5, warmUpSeconds: 1.5 },
     latency: { connections: 8, rate: 200, rounds: 3, seconds: 4 },
+    denyCache: { connections: 8, rounds: 3, seconds: 5 },
   },
   quick: {
     store: { inFlight: 64, keys: 1000, rounds: 2, seconds: 0.25 },
@@ -52,6 +61,7 @@ const SETTINGS = {
     cost: { rounds: 3, callsPerRound: 5 },
     http: { connections: 16, rounds: 1, seconds: 1, warmUpSeconds: 0.5 },
     latency: { connections: 8, rate: 100, rounds: 1, seconds: 1 },
+    denyCache: { connections: 4, rounds: 1, seconds: 1 },
   },
 } as const;
 
@@ -114,6 +124,7 @@ async function main(): Promise<void> {
       if (only.has('http-latency'))
         report(await httpLatency({ servers, redis: client, lenient: quick, ...settings.latency }));
     }
+    if (only.has('deny-cache')) report(await denyCache({ redisUrl: redis.url, ...settings.denyCache }));
 
     machine.loadEnd = loadavg()[0]!;
     const run: RunResult = {

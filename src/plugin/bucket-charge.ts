@@ -50,6 +50,9 @@ export async function chargeBuckets(input: {
   }
   const local = denyCache?.check(limits, cost);
   if (local !== undefined) {
+    // Yield to the event loop's other I/O first, as a store call would: a refused caller's requests
+    // then take their turn with everyone else's instead of running back to back.
+    await new Promise((resolve) => setImmediate(resolve));
     return {
       charge: undefined,
       view: { results: local.results, binding: local.binding, allowed: false, retryAfterMs: local.retryAfterMs },

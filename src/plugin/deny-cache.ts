@@ -1,8 +1,5 @@
 import type { BucketLimit, BucketPolicy, BucketResult, MultiBucketResult } from '../bucket/types.js';
 
-/** Buckets remembered at most (least recently used dropped first). */
-export const DENY_CACHE_MAX_ENTRIES = 10_000;
-
 /** What the store last said about a bucket that refused an operation. */
 interface Account {
   readonly policy: BucketPolicy;
@@ -41,7 +38,8 @@ export class DenyCache {
   /** Bucket identity → account; insertion order is least recently used first. */
   readonly #accounts = new Map<string, Account>();
 
-  constructor(maxEntries = DENY_CACHE_MAX_ENTRIES, now: () => number = () => performance.now()) {
+  /** `maxEntries`: buckets remembered at most (least recently used dropped first). */
+  constructor(maxEntries: number, now: () => number = () => performance.now()) {
     this.#maxEntries = maxEntries;
     this.#now = now;
   }

@@ -179,6 +179,15 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   estimateCacheMaxBytes?: number;
   /**
+   * Buckets whose last refusal this process remembers, to refuse later operations on them that
+   * cannot fit yet without a store call (the deny cache: an abusive caller who keeps sending after
+   * a 429 costs no Redis call per request). Least recently used dropped first; per process. It only
+   * ever refuses what the store's own account says cannot fit, so it can be slightly conservative
+   * (a refund elsewhere is not in it), never generous. 0 turns it off.
+   * @default 10_000
+   */
+  denyCacheMaxEntries?: number;
+  /**
    * Called once per operation the plugin decided on, after its response is handed to the HTTP layer,
    * with what was decided (`BudgetDecision`: the caller's key, policy, requested and actual cost,
    * result, tokens left, retry time, mode, what the store did, the time the plugin added). A hook
@@ -211,6 +220,7 @@ export const queryBudgetDefaults = {
   metrics: true,
   debugHeader: 'graphql-budget-debug',
   estimateCacheMaxBytes: 4 * 1024 * 1024,
+  denyCacheMaxEntries: 10_000,
 } as const satisfies Partial<QueryBudgetOptions>;
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
@@ -232,6 +242,7 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   debugHeader: string;
   estimateCacheMaxBytes: number;
   onDecision: QueryBudgetOptions<TContext>['onDecision'];
+  denyCacheMaxEntries: number;
   metrics: false | { operationName: boolean };
 }
 
@@ -333,6 +344,8 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`fieldBreakdown\` must be a boolean or a function; got ${describe(fieldBreakdown)}.`,
     );
   }
+  const denyCacheMaxEntries = options.denyCacheMaxEntries ?? queryBudgetDefaults.denyCacheMaxEntries;
+  requireNumber(denyCacheMaxEntries, '`denyCacheMaxEntries`', { min: 0, integer: true });
   if (options.onDecision !== undefined && typeof options.onDecision !== 'function') {
     throw new TypeError(`queryBudgetPlugin: \`onDecision\` must be a function; got ${describe(options.onDecision)}.`);
   }
@@ -380,6 +393,7 @@ export function resolveOptions<TContext extends BaseContext>(
     debugHeader,
     estimateCacheMaxBytes,
     onDecision: options.onDecision,
+    denyCacheMaxEntries,
     metrics: metricsOption === false ? false : { operationName },
   };
 }

@@ -72,7 +72,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   });
   const inputs = new RequestInputResolver(config);
   const annotator = new ResponseAnnotator(config.policyName);
-  const denyCache = new DenyCache();
+  const denyCache = config.denyCacheMaxEntries > 0 ? new DenyCache(config.denyCacheMaxEntries) : undefined;
   const reporter = new DecisionReporter(metrics);
 
   async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {

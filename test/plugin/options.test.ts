@@ -43,6 +43,7 @@ describe('option validation at construction', () => {
     [{ identify, debugHeader: 'X Debug' }, RangeError, /`debugHeader`/],
     [{ identify, fieldBreakdown: 'yes' }, TypeError, /`fieldBreakdown`/],
     [{ identify, estimateCacheMaxBytes: -1 }, RangeError, /`estimateCacheMaxBytes`/],
+    [{ identify, denyCacheMaxEntries: 0.5 }, RangeError, /`denyCacheMaxEntries`/],
     [{ identify, estimateCacheMaxBytes: 1.5 }, RangeError, /`estimateCacheMaxBytes`/],
     // The entry-count option of the first release is refused with a pointer to its replacement.
     [{ identify, estimateCacheSize: 1000 }, TypeError, /`estimateCacheSize`.*`estimateCacheMaxBytes`/],

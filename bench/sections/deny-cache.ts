@@ -1,0 +1,177 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { formatInt, type Row, type SectionResult } from '../lib/report.js';
+import { median } from '../lib/stats.js';
+import { REQUEST_BODY } from '../http/variants.js';
+
+const ENTRY = fileURLToPath(new URL('../http/deny-cache-server.ts', import.meta.url));
+
+export interface DenyCacheOptions {
+  redisUrl: string;
+  /** Connections of the well-behaved callers, and of the abuser. */
+  connections: number;
+  seconds: number;
+  rounds: number;
+}
+
+interface CacheServer {
+  url: string;
+  counts(): Promise<{ abuser: number; others: number }>;
+  stop(): Promise<void>;
+}
+
+function startServer(redisUrl: string, cache: 'on' | 'off'): Promise<CacheServer> {
+  const child: ChildProcess = fork(ENTRY, [redisUrl, cache], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.disconnect();
+    await exited;
+    clearTimeout(force);
+  };
+  const counts = (): Promise<{ abuser: number; others: number }> =>
+    new Promise((resolve) => {
+      const onMessage = (message: { abuser?: number; others?: number }): void => {
+        if (typeof message.abuser !== 'number' || typeof message.others !== 'number') return;
+        child.off('message', onMessage);
+        resolve({ abuser: message.abuser, others: message.others });
+      };
+      child.on('message', onMessage);
+      child.send('counts');
+    });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { url?: string }) => {
+      if (typeof message.url === 'string') resolve({ url: message.url, counts, stop });
+      else reject(new Error('deny-cache server sent no url'));
+    });
+    child.once('exit', (code) => reject(new Error(`deny-cache server exited with code ${code}`)));
+  });
+}
+
+interface Traffic {
+  /** Answered requests per second of the well-behaved callers (2xx). */
+  othersPerSecond: number;
+  /** Requests the abuser sent, and how many came back 429. */
+  abuserRequests: number;
+  abuserRefused: number;
+  /** Store calls made for the abuser during the run. */
+  abuserStoreCalls: number;
+}
+
+/**
+ * The well-behaved callers at `rate` requests per second (undefined: as fast as the server answers),
+ * with the abuser hammering beside them as fast as the server answers it, or not.
+ */
+async function traffic(
+  server: CacheServer,
+  options: DenyCacheOptions,
+  withAbuser: boolean,
+  rate: number | undefined,
+): Promise<Traffic> {
+  const run = (caller: string, overallRate: number | undefined) =>
+    autocannon({
+      url: server.url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bench-caller': caller },
+      body: REQUEST_BODY,
+      connections: options.connections,
+      duration: options.seconds,
+      timeout: 10,
+      ...(overallRate === undefined ? {} : { overallRate }),
+    });
+  const before = await server.counts();
+  const started = performance.now();
+  const [others, abuser] = await Promise.all([
+    run('good', rate),
+    withAbuser ? run('abuser', undefined) : Promise.resolve(undefined),
+  ]);
+  const seconds = (performance.now() - started) / 1000;
+  const after = await server.counts();
+  return {
+    othersPerSecond: others['2xx'] / seconds,
+    abuserRequests: abuser === undefined ? 0 : abuser['2xx'] + abuser.non2xx,
+    abuserRefused: abuser === undefined ? 0 : abuser.non2xx,
+    abuserStoreCalls: after.abuser - before.abuser,
+  };
+}
+
+/**
+ * The deny cache: one caller hammering past its budget (100 tokens, refilling 10 per second) as fast
+ * as the server answers it, beside well-behaved callers sending half of what the server answers
+ * them alone, on a RedisBucketStore. Store calls made for the abuser per request it sent (goal
+ * ≤ 5 %), and the well-behaved callers' throughput next to the same load without the abuser (goal
+ * ≥ 0.95×); the same with the deny cache off, for comparison.
+ */
+export async function denyCache(options: DenyCacheOptions): Promise<SectionResult> {
+  const started = performance.now();
+  const servers = { on: await startServer(options.redisUrl, 'on'), off: await startServer(options.redisUrl, 'off') };
+  const samples = { alone: [] as Traffic[], on: [] as Traffic[], off: [] as Traffic[] };
+  let rate = 0;
+  try {
+    for (const server of [servers.on, servers.off]) await traffic(server, { ...options, seconds: 1 }, true, undefined);
+    // The well-behaved callers' load: half of what the server answers them at full speed, alone.
+    const capacity = (await traffic(servers.on, options, false, undefined)).othersPerSecond;
+    rate = Math.max(10, Math.round(capacity / 2));
+    for (let round = 0; round < options.rounds; round++) {
+      samples.alone.push(await traffic(servers.on, options, false, rate));
+      samples.on.push(await traffic(servers.on, options, true, rate));
+      samples.off.push(await traffic(servers.off, options, true, rate));
+    }
+  } finally {
+    await Promise.all([servers.on.stop(), servers.off.stop()]);
+  }
+  const alone = median(samples.alone.map((t) => t.othersPerSecond));
+  const row = (label: string, runs: Traffic[], cache: boolean): Row[] => {
+    const others = median(runs.map((t) => t.othersPerSecond));
+    const requests = runs.reduce((sum, t) => sum + t.abuserRequests, 0);
+    const calls = runs.reduce((sum, t) => sum + t.abuserStoreCalls, 0);
+    const refused = runs.reduce((sum, t) => sum + t.abuserRefused, 0);
+    const share = calls / Math.max(1, requests);
+    return [
+      {
+        variant: `${label}: store calls for the abuser`,
+        value: `${formatInt(calls)} for ${formatInt(requests)} requests (${formatInt(refused)} refused)`,
+        metrics: { calls, requests, refused, share },
+        ratio: { value: share, of: 'its requests', unit: '' },
+        ...(cache ? { goal: { op: '<=' as const, target: 0.05 }, met: share <= 0.05 } : {}),
+      },
+      {
+        variant: `${label}: well-behaved callers' throughput`,
+        value: `${formatInt(others)} req/s (alone ${formatInt(alone)} req/s)`,
+        metrics: { requestsPerSecond: others, alone },
+        ratio: { value: others / alone, of: 'without the abuser' },
+        ...(cache ? { goal: { op: '>=' as const, target: 0.95 }, met: others / alone >= 0.95 } : {}),
+      },
+    ];
+  };
+  const on = row('deny cache on', samples.on, true);
+  const off = row('deny cache off', samples.off, false);
+  const shareOn = on[0]?.metrics.share ?? 0;
+  return {
+    id: 'deny-cache',
+    title: '6. Deny cache: one abusive caller',
+    method:
+      `The example server on a RedisBucketStore; ${options.connections} connections of well-behaved callers at ` +
+      `${formatInt(rate)} req/s (half of what the server answered them at full speed, alone), with and without ` +
+      `${options.connections} connections of one caller hammering past a 100-token budget (refill 10/s) as fast as ` +
+      `the server answers it, ${options.seconds} s per run, ${options.rounds} alternating rounds (medians; store calls summed).`,
+    rows: [...on, ...off],
+    notes: [
+      `With the deny cache ${(shareOn * 100).toFixed(2)} % of the abuser's requests reached the store (the first refusal, and one ` +
+        'request whenever the account says enough has refilled); without it, every one does.',
+      "All processes share the machine: the abuser's requests still cost the server their HTTP and GraphQL work (parsing, " +
+        "validation, the plugin) and its load generator runs beside the server, so the well-behaved callers' throughput " +
+        'beside it measures that CPU share as well as the store calls the cache saves. A refusal from the cache yields to ' +
+        "the event loop's other I/O before it answers, as a store call would, so the abuser's requests take turns with " +
+        "everyone else's instead of running back to back.",
+    ],
+    seconds: (performance.now() - started) / 1000,
+  };
+}
