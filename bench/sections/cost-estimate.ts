@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { buildSchema, parse, validate, type GraphQLSchema } from 'graphql';
+import { buildSchema, getOperationAST, parse, validate, type GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import { costDirectivesTypeDefs, estimateCost } from '../../src/index.js';
 import { EstimateCache, estimateCacheKey } from '../../src/plugin/estimate-cache.js';
@@ -40,6 +40,7 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
   // What the plugin does on a repeated operation: key from Apollo's query hash, variables and name.
   const cache = new EstimateCache(4 * 1024 * 1024);
   const queryHash = createHash('sha256').update(source).digest('hex');
+  const operation = getOperationAST(document, 'Big') ?? undefined;
   const cacheKey = (): string => estimateCacheKey(queryHash, 'Big', variables)!;
   cache.set(cacheKey(), { estimate: estimateCost({ schema, document, variables }) });
 
@@ -65,6 +66,14 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
         const estimate = estimateCost({ schema, document, variables });
         return estimate.typeCost + estimate.fieldCost;
       }),
+    // What the plugin does now: Apollo's requestContext.operation, resolved once by Apollo, is reused.
+    operation: () =>
+      timeCalls(() => {
+        const estimate = estimateCost({ schema, document, variables, operation });
+        return estimate.typeCost + estimate.fieldCost;
+      }),
+    // The step reusing it saves: finding the operation in the document by name.
+    resolve: () => timeCalls(() => (getOperationAST(document, 'Big') === null ? 0 : 1), callsPerRound * 100),
     cold: () => {
       // A new schema object per call (built outside the timed region): the first estimate reads its cost table.
       fresh.length = 0;
@@ -118,6 +127,7 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
     },
     row('cold', 'estimateCost, cold (fresh schema: reads its cost table)'),
     row('warm', 'estimateCost, cost table cached'),
+    row('operation', "estimateCost, cost table cached, Apollo's resolved operation given"),
     row('cached', "plugin's estimate cache hit"),
   ];
   return {
@@ -130,6 +140,9 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
     notes: [
       `Same document: estimateCost = { typeCost ${formatInt(estimate.typeCost)}, fieldCost ${formatInt(estimate.fieldCost)} }; ` +
         `getComplexity = ${formatInt(complexity)} (one point per field, no list sizes).`,
+      `Reusing Apollo's resolved operation (requestContext.operation) saves finding it in the document: ` +
+        `${formatUs(us('resolve'))} per call here (getOperationAST on this one-operation document); ` +
+        `with it given, the estimate takes ${formatUs(us('operation'))} against ${formatUs(us('warm'))}, within the noise of the rest.`,
     ],
     seconds: (performance.now() - started) / 1000,
   };
