@@ -1,4 +1,5 @@
--- Multi-token bucket: consume, refund or peek one bucket atomically.
+-- Multi-token buckets: apply a list of operations in order (consume, refund or peek, each on one
+-- bucket or on several at once), atomically, on one Redis time.
 --
 -- Time inside the script is counted in ticks of 0.25 µs (Redis time in µs × 4).
 -- State: one string per key; no key is a full bucket.
@@ -34,26 +35,44 @@
 -- on integer capacities and rates up to 8000/s therefore give integer answers, and repeated
 -- rounding never drifts from them.
 --
--- Replies: { status, state, now }
---   status  'ok' | 'denied' | 'never' (cost > capacity: nothing written) | 'expired'
+-- Operations, applied in the order given, each seeing the state the previous ones left:
+--   consume  takes `amount` tokens from every one of its buckets if each holds them; otherwise
+--            takes nothing from any (all or nothing). A single bucket is the plain case.
+--   refund   gives `amount` tokens back to each of its buckets, never beyond its capacity.
+--   peek     reads each of its buckets.
+-- Reads are one MGET per call (in chunks) and writes one SET or DEL per changed key at the end,
+-- so a bucket that several operations of the call touch is read once and written once.
+--
+-- Call:
+--   KEYS       the buckets of every operation, in operation order (already prefixed; a key may
+--              appear in several operations, but not twice in one consume)
+--   ARGV[1]    '' (use TIME) or a test clock (µs); production never sets it
+--   then, per operation (its buckets are the next n entries of KEYS):
+--     op        'c<n>' consume, 'r<n>' refund or 'p<n>' peek, over n >= 1 buckets
+--     amount    consume: cost, refund: tokens to give back, peek: ignored (tokens)
+--     deadline  '' or the Redis time after which the operation must do nothing (µs)
+--     then, per bucket:
+--       capacity  maximum tokens, > 0 (tokens)
+--       rate      refill rate, >= 0 (tokens per second)
+--
+-- Reply: { now, status, state, status, state, ... }: the Redis time the script used (µs), then
+-- one pair per bucket, in the order of KEYS.
+--   status  'ok' | 'denied' | 'never' (cost > capacity) | 'expired' | 'error'
 --   state   the bucket after the operation: refill > 0: ticks until it is full again;
 --           refill = 0: the missing tokens
---   now     the Redis time the script used (µs)
+--   A consume answers 'ok' for every bucket when it took the tokens. When it did not, each bucket
+--   says whether it alone could pay ('ok', 'denied' or 'never') and its state is as it stands.
+--   'expired' (now > deadline) and 'error' (the operation's arguments are invalid; state is the
+--   message) mark every bucket of an operation that did nothing. A call that cannot be read as a
+--   list of operations is an error reply, and writes nothing.
 --   A number is an integer reply when it is a whole number below 2^53, otherwise a string
 --   formatted with %.17g (a Lua number reply would be truncated). Tokens left, retry and reset
 --   times follow from these, the amount and the policy (src/bucket/bucket-math.ts).
---   'expired' (now > deadline) carries only { 'expired', now } and writes nothing.
-local key      = KEYS[1]            -- bucket key, already prefixed
-local op       = ARGV[1]            -- 'consume' | 'refund' | 'peek'
-local amount   = ARGV[2]            -- consume: cost, refund: tokens to give back, peek: ignored (tokens)
-local capacity = ARGV[3]            -- maximum tokens, > 0 (tokens)
-local rateText = ARGV[4]            -- refill rate, >= 0 (tokens per second)
-local deadline = ARGV[5]            -- absent, '' or Redis time after which the call must do nothing (µs)
-local now      = ARGV[6]            -- absent, '' (use TIME) or a test clock (µs); production never sets it
 
 local TICKS = 4000000               -- ticks per second
 local EXACT = 9007199254740992      -- 2^53: whole numbers below it are sent as integer replies
 local MAX_REFILL_SECONDS = 1e9      -- longest time a bucket may take to refill (s)
+local MGET_CHUNK = 1000             -- keys per MGET (unpack has a limit)
 
 local function fail(message)
   return redis.error_reply('ERR graphql-budget bucket: ' .. message)
@@ -102,141 +121,248 @@ local function snap(missing, rate)
   return missing
 end
 
-if op ~= 'consume' and op ~= 'refund' and op ~= 'peek' then
-  return fail('op must be consume, refund or peek, got ' .. string.format('%q', tostring(op)))
-end
-local err, refill
-capacity, err = number('capacity', capacity, true)
-if not capacity then return fail(err) end
-refill, err = number('refillPerSecond', rateText, false)
-if not refill then return fail(err) end
-if refill > 0 and capacity / refill > MAX_REFILL_SECONDS then
-  return fail('capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. fmt(capacity / refill))
-end
-if op == 'peek' then
-  amount = 0
-else
-  amount, err = number(op == 'consume' and 'cost' or 'amount', amount, false)
-  if not amount then return fail(err) end
-end
+local now = ARGV[1]
 if now == nil or now == '' then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
+  local err
   now, err = number('now', now, false)
   if not now then return fail(err) end
 end
-if deadline ~= nil and deadline ~= '' then
-  deadline, err = number('deadline', deadline, false)
-  if not deadline then return fail(err) end
-  if now > deadline then return { 'expired', out(now) } end
-end
 local tick = now * 4                -- now (ticks)
 
--- The stored state as `at` (refilling: full_at, ticks; refill 0: the missing tokens) and the rate
--- it was written with: `kept` (its %.7g text) or `keptRate` (tokens per second). `rateKept` is the
--- call's rate as %.7g text once known (it is what the next write stores).
-local stored = redis.call('GET', key)
-local at, kept, keptRate, rateKept
-if stored then
-  local colon = string.find(stored, ':', 1, true)
-  if colon then
-    at = tonumber(string.sub(stored, 1, colon - 1), 16)
-    kept = string.sub(stored, colon + 1)
-  else
-    at = tonumber(stored)
-    if at == nil or at ~= at or at == math.huge or at == -math.huge then
-      at = nil                    -- not a state: a full bucket
-    elseif at < 0 then
-      at, keptRate = -at, 0
-    elseif refill > 0 then
-      keptRate = refill           -- the previous release's instant, under the call's own rate
+-- Every key's value as the call goes: the stored string, or false (no key: a full bucket).
+local value, existed = {}, {}
+do
+  local distinct = {}
+  for i = 1, #KEYS do
+    local key = KEYS[i]
+    if existed[key] == nil then
+      existed[key] = false
+      distinct[#distinct + 1] = key
+    end
+  end
+  for first = 1, #distinct, MGET_CHUNK do
+    local last = math.min(first + MGET_CHUNK - 1, #distinct)
+    local got = redis.call('MGET', unpack(distinct, first, last))
+    for i = first, last do
+      local key = distinct[i]
+      value[key] = got[i - first + 1]
+      existed[key] = value[key] ~= false
+    end
+  end
+end
+local expiry = {}                   -- key -> PXAT of its new value (ms), or false: no TTL
+local changed, dirty = {}, {}       -- the keys written, in order, and as a set
+
+-- The bucket `key` as a call with this policy sees it: `missing` tokens (may exceed the capacity
+-- after a policy change: a debt), `base`, the instant it is full again (ticks; when it refills),
+-- and `rateKept`, the call's rate as the next write stores it (nil: format it then).
+local function load(key, capacity, refill, rateText)
+  local stored = value[key]
+  local at, kept, keptRate, rateKept
+  if stored then
+    local colon = string.find(stored, ':', 1, true)
+    if colon then
+      at = tonumber(string.sub(stored, 1, colon - 1), 16)
+      kept = string.sub(stored, colon + 1)
     else
-      at, keptRate = (at > tick) and capacity or 0, 0
+      at = tonumber(stored)
+      if at == nil or at ~= at or at == math.huge or at == -math.huge then
+        at = nil                    -- not a state: a full bucket
+      elseif at < 0 then
+        at, keptRate = -at, 0
+      elseif refill > 0 then
+        keptRate = refill           -- the previous release's instant, under the call's own rate
+      else
+        at, keptRate = (at > tick) and capacity or 0, 0
+      end
     end
   end
-end
-if kept then
-  if kept ~= rateText and refill > 0 then rateKept = string.format('%.7g', refill) end
-  if kept == rateText or kept == rateKept then
-    keptRate, rateKept = refill, kept
-  else
-    keptRate = tonumber(kept)
+  if kept then
+    if kept ~= rateText and refill > 0 then rateKept = string.format('%.7g', refill) end
+    if kept == rateText or kept == rateKept then
+      keptRate, rateKept = refill, kept
+    else
+      keptRate = tonumber(kept)
+    end
+    if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
   end
-  if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
-end
 
--- The bucket before the operation, under the call's policy: `missing` tokens (may exceed the
--- capacity after a policy change: a debt) and, when it refills, `base`, the instant it is full
--- again (ticks).
-local missing, base = 0, tick
-if at == nil then
-  -- full
-elseif keptRate == refill then
-  if refill > 0 then
-    if at > tick then
-      base = at
-      missing = snap((at - tick) * refill / TICKS, refill)
+  local missing, base = 0, tick
+  if at == nil then
+    -- full
+  elseif keptRate == refill then
+    if refill > 0 then
+      if at > tick then
+        base = at
+        missing = snap((at - tick) * refill / TICKS, refill)
+      end
+    else
+      missing = at
     end
   else
-    missing = at
+    if keptRate > 0 then
+      if at > tick then missing = snap((at - tick) * keptRate / TICKS, keptRate) end
+    else
+      missing = at
+    end
+    if refill > 0 then
+      if missing > MAX_REFILL_SECONDS * refill then missing = MAX_REFILL_SECONDS * refill end
+      base = round(tick + missing * TICKS / refill)
+    end
   end
-else
-  if keptRate > 0 then
-    if at > tick then missing = snap((at - tick) * keptRate / TICKS, keptRate) end
-  else
-    missing = at
-  end
-  if refill > 0 then
-    if missing > MAX_REFILL_SECONDS * refill then missing = MAX_REFILL_SECONDS * refill end
-    base = round(tick + missing * TICKS / refill)
-  end
+  return missing, base, rateKept
 end
 
--- The reply for a bucket `short` tokens short of full (refill > 0: full again at `full_at`, ticks).
-local function reply(status, full_at, short)
-  if refill > 0 then return { status, out(full_at - tick), out(now) } end
-  return { status, out(short), out(now) }
-end
-
--- Writes the bucket `short` tokens short of full, and replies ok: a full bucket is no key at
--- all; a refilling one expires when full.
-local function store(short)
+-- Leaves the bucket `key` `short` tokens short of full (written to Redis at the end): a full
+-- bucket is no key at all, a refilling one expires when full. Returns its reply state.
+local function save(key, short, refill, rateKept)
+  if not dirty[key] then
+    dirty[key] = true
+    changed[#changed + 1] = key
+  end
   if refill > 0 then
     local full_at = round(tick + short * TICKS / refill)
     if short <= 0 or full_at <= tick then
-      redis.call('DEL', key)
-      full_at = tick
-    else
-      local state = rateKept and string.format('%x:', full_at) .. rateKept or string.format('%x:%.7g', full_at, refill)
-      redis.call('SET', key, state, 'PXAT', string.format('%d', math.ceil(full_at / 4000)))
+      value[key] = false
+      return 0
     end
-    return reply('ok', full_at)
+    value[key] = rateKept and string.format('%x:', full_at) .. rateKept or string.format('%x:%.7g', full_at, refill)
+    expiry[key] = string.format('%d', math.ceil(full_at / 4000))
+    return out(full_at - tick)
   end
   if short <= 0 then
-    redis.call('DEL', key)
-    short = 0
-  else
-    redis.call('SET', key, fmt(-short))
+    value[key] = false
+    return 0
   end
-  return reply('ok', 0, short)
+  value[key] = fmt(-short)
+  expiry[key] = false
+  return out(short)
 end
 
-if op == 'peek' then
-  return reply('ok', base, missing)
+-- The reply state of a bucket left as it was.
+local function state(refill, base, missing)
+  if refill > 0 then return out(base - tick) end
+  return out(missing)
 end
 
-if op == 'refund' then
-  if amount == 0 or missing == 0 then return reply('ok', base, missing) end
-  return store(math.max(0, missing - amount))
+local reply = { out(now) }
+-- Per bucket of the current operation (reused from one operation to the next).
+local capacities, refills, rateTexts, statuses, missings, bases, kepts = {}, {}, {}, {}, {}, {}, {}
+local inConsume = {}                -- key -> index of the last consume that named it
+
+-- Answers each of the n buckets of an operation that did nothing with `status` and `text`.
+local function skip(n, status, text)
+  for i = 1, n do
+    reply[#reply + 1] = status
+    reply[#reply + 1] = text
+  end
 end
 
--- consume: take `amount` tokens if they exist, otherwise write nothing.
-if amount > capacity then
-  return reply('never', base, missing)
+-- Applies one operation; returns nothing (its pairs are appended to `reply`).
+local function apply(index, kind, n, amountText, deadlineText, arg, first)
+  local amount, err = 0, nil
+  if kind ~= 'p' then
+    amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false)
+    if not amount then return skip(n, 'error', err) end
+  end
+  if deadlineText ~= '' then
+    local deadline
+    deadline, err = number('deadline', deadlineText, false)
+    if not deadline then return skip(n, 'error', err) end
+    if now > deadline then return skip(n, 'expired', 0) end
+  end
+  for i = 1, n do
+    local capacity, refill
+    capacity, err = number('capacity', ARGV[arg + 2 * i - 2], true)
+    if not capacity then return skip(n, 'error', err) end
+    refill, err = number('refillPerSecond', ARGV[arg + 2 * i - 1], false)
+    if not refill then return skip(n, 'error', err) end
+    if refill > 0 and capacity / refill > MAX_REFILL_SECONDS then
+      return skip(n, 'error', 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. fmt(capacity / refill))
+    end
+    if kind == 'c' and n > 1 then
+      local key = KEYS[first + i - 1]
+      if inConsume[key] == index then return skip(n, 'error', 'a consume names the same key twice: ' .. key) end
+      inConsume[key] = index
+    end
+    capacities[i], refills[i], rateTexts[i] = capacity, refill, ARGV[arg + 2 * i - 1]
+  end
+
+  if kind ~= 'c' then
+    -- refund and peek: each bucket on its own, in order.
+    for i = 1, n do
+      local key, refill = KEYS[first + i - 1], refills[i]
+      local missing, base, rateKept = load(key, capacities[i], refill, rateTexts[i])
+      reply[#reply + 1] = 'ok'
+      if kind == 'r' and amount > 0 and missing > 0 then
+        local short = missing - amount
+        if short < 0 then short = 0 end
+        reply[#reply + 1] = save(key, short, refill, rateKept)
+      else
+        reply[#reply + 1] = state(refill, base, missing)
+      end
+    end
+    return
+  end
+
+  -- consume: every bucket must hold `amount` tokens, or nothing is taken from any.
+  local all = true
+  for i = 1, n do
+    local capacity = capacities[i]
+    local missing, base, rateKept = load(KEYS[first + i - 1], capacity, refills[i], rateTexts[i])
+    missings[i], bases[i], kepts[i] = missing, base, rateKept
+    if amount > capacity then
+      statuses[i], all = 'never', false
+    elseif capacity - missing < amount then
+      statuses[i], all = 'denied', false
+    else
+      statuses[i] = 'ok'
+    end
+  end
+  for i = 1, n do
+    reply[#reply + 1] = statuses[i]
+    if all and amount > 0 then
+      reply[#reply + 1] = save(KEYS[first + i - 1], missings[i] + amount, refills[i], kepts[i])
+    else
+      reply[#reply + 1] = state(refills[i], bases[i], missings[i])
+    end
+  end
 end
-if capacity - missing < amount then
-  return reply('denied', base, missing)
+
+local arg, first, index = 2, 1, 0
+while arg <= #ARGV do
+  local word = ARGV[arg]
+  local kind = string.sub(word, 1, 1)
+  local n = tonumber(string.sub(word, 2))
+  if (kind ~= 'c' and kind ~= 'r' and kind ~= 'p') or n == nil or n < 1 or n % 1 ~= 0 then
+    return fail('op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. string.format('%q', word) .. ' at ARGV[' .. arg .. ']')
+  end
+  if arg + 2 + 2 * n > #ARGV or first + n - 1 > #KEYS then
+    return fail('operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
+  end
+  index = index + 1
+  apply(index, kind, n, ARGV[arg + 1], ARGV[arg + 2], arg + 3, first)
+  arg = arg + 3 + 2 * n
+  first = first + n
 end
-if amount == 0 then return reply('ok', base, missing) end
-return store(missing + amount)
+if first - 1 ~= #KEYS then
+  return fail('the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. #KEYS)
+end
+
+for i = 1, #changed do
+  local key = changed[i]
+  local new = value[key]
+  if new then
+    if expiry[key] then
+      redis.call('SET', key, new, 'PXAT', expiry[key])
+    else
+      redis.call('SET', key, new)
+    end
+  elseif existed[key] then
+    redis.call('DEL', key)
+  end
+end
+return reply
