@@ -73,39 +73,53 @@ local TICKS = 4000000               -- ticks per second
 local EXACT = 9007199254740992      -- 2^53: whole numbers below it are sent as integer replies
 local MAX_REFILL_SECONDS = 1e9      -- longest time a bucket may take to refill (s)
 local MGET_CHUNK = 1000             -- keys per MGET (unpack has a limit)
+local BYTE_C, BYTE_R, BYTE_P, BYTE_0 = 99, 114, 112, 48
+
+-- Globals read once: a local is cheaper to reach than a global, and the script reads them per bucket.
+local call, tonumber, format, find, sub, byte = redis.call, tonumber, string.format, string.find, string.sub, string.byte
+local floor, ceil, huge = math.floor, math.ceil, math.huge
 
 local function fail(message)
   return redis.error_reply('ERR graphql-budget bucket: ' .. message)
 end
 
--- A finite number >= 0 (or > 0 when `positive`), or nil and an error message.
-local function number(name, text, positive)
-  local value = tonumber(text)
+-- The number in `text`, parsed once per call (tonumber is strtod, and a batch repeats its policies).
+local parsed = {}
+local function parse(text)
+  local value = parsed[text]
   if value == nil then
-    return nil, name .. ' must be a number, got ' .. string.format('%q', tostring(text))
-  end
-  if value ~= value or value == math.huge or value == -math.huge then
-    return nil, name .. ' must be a finite number, got ' .. tostring(text)
-  end
-  if value < 0 or (positive and value == 0) then
-    return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
+    value = tonumber(text) or false
+    parsed[text] = value
   end
   return value
 end
 
+-- A finite number >= 0 (or > 0 when `positive`), or nil and an error message.
+local function number(name, text, positive)
+  local value = parse(text)
+  if value and value >= 0 and value < huge and (value > 0 or not positive) then return value end
+  if not value then
+    return nil, name .. ' must be a number, got ' .. format('%q', tostring(text))
+  end
+  if value ~= value or value == huge or value == -huge then
+    return nil, name .. ' must be a finite number, got ' .. tostring(text)
+  end
+  return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
+end
+
 local function fmt(value)
-  return string.format('%.17g', value)
+  return format('%.17g', value)
 end
 
 -- A reply number: integer replies are exact below 2^53; anything else goes as a string.
 local function out(value)
-  if value == math.floor(value) and value < EXACT and value > -EXACT then return value end
+  if value % 1 == 0 and value < EXACT and value > -EXACT then return value end
   return fmt(value)
 end
 
 -- The nearest whole number, ties to even.
 local function round(value)
-  local whole = math.floor(value)
+  local whole = floor(value)
   local rest = value - whole
   if rest > 0.5 or (rest == 0.5 and whole % 2 == 1) then whole = whole + 1 end
   return whole
@@ -114,7 +128,7 @@ end
 -- Missing tokens read from an instant at `rate`: the nearest whole number when within half a µs
 -- of refill (at most 0.001 token) of it, since only the tick rounding can put them there.
 local function snap(missing, rate)
-  local whole = math.floor(missing + 0.5)
+  local whole = floor(missing + 0.5)
   local radius = rate * 5e-7
   if radius > 0.001 then radius = 0.001 end
   if missing - whole <= radius and whole - missing <= radius then return whole end
@@ -123,7 +137,7 @@ end
 
 local now = ARGV[1]
 if now == nil or now == '' then
-  local time = redis.call('TIME')
+  local time = call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
   local err
@@ -132,29 +146,19 @@ else
 end
 local tick = now * 4                -- now (ticks)
 
--- Every key's value as the call goes: the stored string, or false (no key: a full bucket).
+-- Every key's value as the call goes: the stored string, or false (no key: a full bucket). A key
+-- named twice is read twice (cheaper than finding the repeats).
 local value, existed = {}, {}
-do
-  local distinct = {}
-  for i = 1, #KEYS do
-    local key = KEYS[i]
-    if existed[key] == nil then
-      existed[key] = false
-      distinct[#distinct + 1] = key
-    end
-  end
-  for first = 1, #distinct, MGET_CHUNK do
-    local last = math.min(first + MGET_CHUNK - 1, #distinct)
-    local got = redis.call('MGET', unpack(distinct, first, last))
-    for i = first, last do
-      local key = distinct[i]
-      value[key] = got[i - first + 1]
-      existed[key] = value[key] ~= false
-    end
+for first = 1, #KEYS, MGET_CHUNK do
+  local last = first + MGET_CHUNK - 1
+  if last > #KEYS then last = #KEYS end
+  local got = call('MGET', unpack(KEYS, first, last))
+  for i = first, last do
+    local key, stored = KEYS[i], got[i - first + 1]
+    value[key], existed[key] = stored, stored ~= false
   end
 end
-local expiry = {}                   -- key -> PXAT of its new value (ms), or false: no TTL
-local changed, dirty = {}, {}       -- the keys written, in order, and as a set
+local written = {}                  -- key -> PXAT of its new value (ms), or false: no TTL
 
 -- The bucket `key` as a call with this policy sees it: `missing` tokens (may exceed the capacity
 -- after a policy change: a debt), `base`, the instant it is full again (ticks; when it refills),
@@ -163,13 +167,13 @@ local function load(key, capacity, refill, rateText)
   local stored = value[key]
   local at, kept, keptRate, rateKept
   if stored then
-    local colon = string.find(stored, ':', 1, true)
+    local colon = find(stored, ':', 1, true)
     if colon then
-      at = tonumber(string.sub(stored, 1, colon - 1), 16)
-      kept = string.sub(stored, colon + 1)
+      at = tonumber(sub(stored, 1, colon - 1), 16)
+      kept = sub(stored, colon + 1)
     else
       at = tonumber(stored)
-      if at == nil or at ~= at or at == math.huge or at == -math.huge then
+      if at == nil or at ~= at or at == huge or at == -huge then
         at = nil                    -- not a state: a full bucket
       elseif at < 0 then
         at, keptRate = -at, 0
@@ -181,13 +185,13 @@ local function load(key, capacity, refill, rateText)
     end
   end
   if kept then
-    if kept ~= rateText and refill > 0 then rateKept = string.format('%.7g', refill) end
+    if kept ~= rateText and refill > 0 then rateKept = format('%.7g', refill) end
     if kept == rateText or kept == rateKept then
       keptRate, rateKept = refill, kept
     else
       keptRate = tonumber(kept)
     end
-    if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
+    if at == nil or not (keptRate and keptRate > 0 and keptRate < huge) then at, keptRate = nil, nil end
   end
 
   local missing, base = 0, tick
@@ -219,26 +223,21 @@ end
 -- Leaves the bucket `key` `short` tokens short of full (written to Redis at the end): a full
 -- bucket is no key at all, a refilling one expires when full. Returns its reply state.
 local function save(key, short, refill, rateKept)
-  if not dirty[key] then
-    dirty[key] = true
-    changed[#changed + 1] = key
-  end
   if refill > 0 then
     local full_at = round(tick + short * TICKS / refill)
     if short <= 0 or full_at <= tick then
-      value[key] = false
+      value[key], written[key] = false, false
       return 0
     end
-    value[key] = rateKept and string.format('%x:', full_at) .. rateKept or string.format('%x:%.7g', full_at, refill)
-    expiry[key] = string.format('%d', math.ceil(full_at / 4000))
+    value[key] = format('%x:%s', full_at, rateKept or format('%.7g', refill))
+    written[key] = format('%d', ceil(full_at / 4000))
     return out(full_at - tick)
   end
   if short <= 0 then
-    value[key] = false
+    value[key], written[key] = false, false
     return 0
   end
-  value[key] = fmt(-short)
-  expiry[key] = false
+  value[key], written[key] = fmt(-short), false
   return out(short)
 end
 
@@ -248,16 +247,16 @@ local function state(refill, base, missing)
   return out(missing)
 end
 
-local reply = { out(now) }
--- Per bucket of the current operation (reused from one operation to the next).
-local capacities, refills, rateTexts, statuses, missings, bases, kepts = {}, {}, {}, {}, {}, {}, {}
-local inConsume = {}                -- key -> index of the last consume that named it
+local reply, replied = { out(now) }, 1
+-- Per bucket of a consume over several: its missing tokens, base, kept rate text and status, at
+-- 4 * (i - 1) + 1..4 (made when first needed, reused from one consume to the next).
+local scratch
+local inConsume = {}                -- key -> index of the last consume over several that named it
 
 -- Answers each of the n buckets of an operation that did nothing with `status` and `text`.
 local function skip(n, status, text)
   for i = 1, n do
-    reply[#reply + 1] = status
-    reply[#reply + 1] = text
+    reply[replied + 1], reply[replied + 2], replied = status, text, replied + 2
   end
 end
 
@@ -274,6 +273,7 @@ local function apply(index, kind, n, amountText, deadlineText, arg, first)
     if not deadline then return skip(n, 'error', err) end
     if now > deadline then return skip(n, 'expired', 0) end
   end
+  -- Check every bucket's policy before touching any (the values are parsed once, then cached).
   for i = 1, n do
     local capacity, refill
     capacity, err = number('capacity', ARGV[arg + 2 * i - 2], true)
@@ -288,59 +288,72 @@ local function apply(index, kind, n, amountText, deadlineText, arg, first)
       if inConsume[key] == index then return skip(n, 'error', 'a consume names the same key twice: ' .. key) end
       inConsume[key] = index
     end
-    capacities[i], refills[i], rateTexts[i] = capacity, refill, ARGV[arg + 2 * i - 1]
   end
 
-  if kind ~= 'c' then
-    -- refund and peek: each bucket on its own, in order.
+  if kind ~= 'c' or n == 1 then
+    -- refund and peek: each bucket on its own, in order; and a consume of one bucket.
     for i = 1, n do
-      local key, refill = KEYS[first + i - 1], refills[i]
-      local missing, base, rateKept = load(key, capacities[i], refill, rateTexts[i])
-      reply[#reply + 1] = 'ok'
-      if kind == 'r' and amount > 0 and missing > 0 then
+      local key, capacity, rateText = KEYS[first + i - 1], parse(ARGV[arg + 2 * i - 2]), ARGV[arg + 2 * i - 1]
+      local refill = parse(rateText)
+      local missing, base, rateKept = load(key, capacity, refill, rateText)
+      local status, after = 'ok', nil
+      if kind == 'c' then
+        if amount > capacity then
+          status = 'never'
+        elseif capacity - missing < amount then
+          status = 'denied'
+        elseif amount > 0 then
+          after = save(key, missing + amount, refill, rateKept)
+        end
+      elseif kind == 'r' and amount > 0 and missing > 0 then
         local short = missing - amount
         if short < 0 then short = 0 end
-        reply[#reply + 1] = save(key, short, refill, rateKept)
-      else
-        reply[#reply + 1] = state(refill, base, missing)
+        after = save(key, short, refill, rateKept)
       end
+      if after == nil then after = state(refill, base, missing) end
+      reply[replied + 1], reply[replied + 2], replied = status, after, replied + 2
     end
     return
   end
 
-  -- consume: every bucket must hold `amount` tokens, or nothing is taken from any.
+  -- consume over several buckets: every one must hold `amount` tokens, or nothing is taken from any.
+  scratch = scratch or {}
   local all = true
   for i = 1, n do
-    local capacity = capacities[i]
-    local missing, base, rateKept = load(KEYS[first + i - 1], capacity, refills[i], rateTexts[i])
-    missings[i], bases[i], kepts[i] = missing, base, rateKept
+    local capacity, rateText, at = parse(ARGV[arg + 2 * i - 2]), ARGV[arg + 2 * i - 1], 4 * (i - 1)
+    local missing, base, rateKept = load(KEYS[first + i - 1], capacity, parse(rateText), rateText)
+    local status = 'ok'
     if amount > capacity then
-      statuses[i], all = 'never', false
+      status, all = 'never', false
     elseif capacity - missing < amount then
-      statuses[i], all = 'denied', false
-    else
-      statuses[i] = 'ok'
+      status, all = 'denied', false
     end
+    scratch[at + 1], scratch[at + 2], scratch[at + 3], scratch[at + 4] = missing, base, rateKept or false, status
   end
   for i = 1, n do
-    reply[#reply + 1] = statuses[i]
+    local refill, at = parse(ARGV[arg + 2 * i - 1]), 4 * (i - 1)
+    local missing, base = scratch[at + 1], scratch[at + 2]
+    local after
     if all and amount > 0 then
-      reply[#reply + 1] = save(KEYS[first + i - 1], missings[i] + amount, refills[i], kepts[i])
+      after = save(KEYS[first + i - 1], missing + amount, refill, scratch[at + 3] or nil)
     else
-      reply[#reply + 1] = state(refills[i], bases[i], missings[i])
+      after = state(refill, base, missing)
     end
+    reply[replied + 1], reply[replied + 2], replied = scratch[at + 4], after, replied + 2
   end
 end
 
-local arg, first, index = 2, 1, 0
-while arg <= #ARGV do
+local arg, first, index, args = 2, 1, 0, #ARGV
+while arg <= args do
   local word = ARGV[arg]
-  local kind = string.sub(word, 1, 1)
-  local n = tonumber(string.sub(word, 2))
-  if (kind ~= 'c' and kind ~= 'r' and kind ~= 'p') or n == nil or n < 1 or n % 1 ~= 0 then
-    return fail('op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. string.format('%q', word) .. ' at ARGV[' .. arg .. ']')
+  local letter = byte(word, 1)
+  local kind = letter == BYTE_C and 'c' or letter == BYTE_R and 'r' or letter == BYTE_P and 'p'
+  local n
+  if #word == 2 then n = byte(word, 2) - BYTE_0 else n = tonumber(sub(word, 2)) end
+  if not kind or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
+    return fail('op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
   end
-  if arg + 2 + 2 * n > #ARGV or first + n - 1 > #KEYS then
+  if arg + 2 + 2 * n > args or first + n - 1 > #KEYS then
     return fail('operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
   end
   index = index + 1
@@ -352,17 +365,16 @@ if first - 1 ~= #KEYS then
   return fail('the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. #KEYS)
 end
 
-for i = 1, #changed do
-  local key = changed[i]
+for key, expiry in pairs(written) do
   local new = value[key]
   if new then
-    if expiry[key] then
-      redis.call('SET', key, new, 'PXAT', expiry[key])
+    if expiry then
+      call('SET', key, new, 'PXAT', expiry)
     else
-      redis.call('SET', key, new)
+      call('SET', key, new)
     end
   elseif existed[key] then
-    redis.call('DEL', key)
+    call('DEL', key)
   end
 end
 return reply
