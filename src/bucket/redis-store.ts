@@ -8,12 +8,14 @@ import {
   type BucketCommand,
   type BucketOpReply,
   type BucketScriptOp,
+  type BucketScriptReply,
 } from './bucket-script.js';
 import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
 import { allowedResult, consumeGroupsInOrder, deniedResult, type GroupCalls } from './multi-charge.js';
 import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
-import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import { BATCH_DEFAULTS, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
+import { checkCall, checkCallOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -31,9 +33,45 @@ export interface RedisBucketStoreOptions {
    * @default 'gb:'
    */
   prefix?: string;
+  /**
+   * Batching: the operations issued in the same event-loop turn whose keys can go in one script
+   * call (any keys on a single node; keys of one slot on a Cluster) are sent as one call, which
+   * applies them in order and answers each as if it had been sent alone (the same results, the
+   * same state, each with its own deadline; one `TIME` for the call). This pays Redis' and the
+   * client's per-command cost once for many operations. `false` sends every operation in a call
+   * of its own; an object sets the window and the cap (see `BatchOptions`). With one operation
+   * in flight a batch holds only it and leaves at the end of the turn, without waiting.
+   * @default true (`{ windowUs: 0, maxOperations: 32 }`)
+   */
+  batch?: boolean | BatchOptions;
 }
 
 const DEFAULT_PREFIX = 'gb:';
+
+/** The batching options in force (undefined: batching off), checked, each named in its error. */
+function batchOptions(value: unknown): Required<BatchOptions> | undefined {
+  if (value === undefined || value === true) return BATCH_DEFAULTS;
+  if (value === false) return undefined;
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(
+      `options.batch must be a boolean or an object { windowUs?, maxOperations? }, got ${describe(value)}`,
+    );
+  }
+  const { windowUs = BATCH_DEFAULTS.windowUs, maxOperations = BATCH_DEFAULTS.maxOperations } = value as BatchOptions;
+  const integer = (name: string, number: unknown, min: number, max: number): number => {
+    const rule = `an integer from ${min} to ${max}`;
+    if (typeof number !== 'number')
+      throw new TypeError(`options.batch.${name} must be ${rule}, got ${describe(number)}`);
+    if (!Number.isInteger(number) || number < min || number > max) {
+      throw new RangeError(`options.batch.${name} must be ${rule}, got ${describe(number)}`);
+    }
+    return number;
+  };
+  return {
+    windowUs: integer('windowUs', windowUs, 0, 1000),
+    maxOperations: integer('maxOperations', maxOperations, 1, 1000),
+  };
+}
 
 /** The partition of every bucket on a single Redis node (`partitionOf`). */
 const SINGLE_NODE_PARTITION = 'redis';
@@ -87,6 +125,7 @@ export class RedisBucketStore implements BucketStore {
   readonly #command: BucketCommand;
   readonly #prefix: string;
   readonly #clock: RedisClock;
+  readonly #batcher: ScriptBatcher | undefined;
 
   constructor(client: RedisBucketClient, options: RedisBucketStoreOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.defineCommand !== 'function') {
@@ -94,10 +133,13 @@ export class RedisBucketStore implements BucketStore {
     }
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new TypeError(`options.prefix must be a string, got ${typeof prefix}`);
+    const batch = batchOptions(options.batch);
     this.#client = client;
     this.#prefix = prefix;
     this.#command = defineBucketCommand(client);
     this.#clock = new RedisClock(client);
+    const groupOf = client.isCluster ? (op: BucketScriptOp) => clusterKeySlot(op.keys[0] as string) : () => 0;
+    this.#batcher = batch && new ScriptBatcher((ops) => this.#send(ops), groupOf, batch);
   }
 
   /**
@@ -303,21 +345,24 @@ export class RedisBucketStore implements BucketStore {
     });
   }
 
-  /** Sends one operation in a script call of its own; a failure of the call rejects with `BucketStoreError`. */
-  async #submit(op: BucketScriptOp): Promise<BucketOpReply> {
-    const ops = [op];
+  /** Sends one operation: in the open batch of its slot, or (batching off) in a call of its own. */
+  #submit(op: BucketScriptOp): Promise<BucketOpReply> {
+    if (this.#batcher) return this.#batcher.submit(op);
+    return this.#send([op]).then(
+      ({ replies }) => replies[0] as BucketOpReply,
+      (error: unknown) => {
+        throw failure(op, error);
+      },
+    );
+  }
+
+  /** One script call for `ops` (keys of one slot); learns the Redis clock from its reply. */
+  async #send(ops: readonly BucketScriptOp[]): Promise<BucketScriptReply> {
     const sentUs = localUs();
-    let raw: unknown;
-    try {
-      raw = await this.#command(...bucketScriptArgs(ops));
-    } catch (error) {
-      throw new BucketStoreError(`Redis bucket ${op.op} failed: ${(error as Error)?.message ?? String(error)}`, {
-        cause: error,
-      });
-    }
+    const raw = await this.#command(...bucketScriptArgs(ops));
     const reply = parseBucketScriptReply(raw, ops);
     this.#clock.observe(reply.nowUs, sentUs, localUs());
-    return reply.replies[0] as BucketOpReply;
+    return reply;
   }
 }
 

@@ -5,7 +5,8 @@
  */
 import type { BucketCallOptions, BucketLimit, BucketPolicy } from './types.js';
 
-function describe(value: unknown): string {
+/** A value as an error message shows it. */
+export function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null) return 'null';

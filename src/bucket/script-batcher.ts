@@ -1,0 +1,128 @@
+import type { BucketOpReply, BucketScriptOp, BucketScriptReply } from './bucket-script.js';
+import { BucketStoreError } from './errors.js';
+import { localUs } from './redis-clock.js';
+
+/** How `RedisBucketStore` gathers operations into script calls. */
+export interface BatchOptions {
+  /**
+   * How long a batch may stay open after its first operation while calls of this store are still
+   * awaiting Redis (µs): their answers often bring more operations. A batch is sent at the end of
+   * the event-loop turn in which the window closes; it never waits when no call is in flight (no
+   * company is coming), and never beyond `maxOperations`. While a window is open the event loop
+   * polls instead of sleeping. 0 sends every batch at the end of the turn its first operation
+   * came in. Must be an integer from 0 to 1000.
+   * @default 0
+   */
+  windowUs?: number;
+  /**
+   * Most operations in one script call; a full batch is sent at once, and the operations after it
+   * start the next. Bounds the script's run time (Redis serves nothing else meanwhile) and the
+   * size of one command. Must be an integer from 1 to 1000.
+   * @default 32
+   */
+  maxOperations?: number;
+}
+
+export const BATCH_DEFAULTS: Required<BatchOptions> = { windowUs: 0, maxOperations: 32 };
+
+interface Member {
+  resolve(reply: BucketOpReply): void;
+  reject(error: unknown): void;
+}
+
+interface Batch {
+  ops: BucketScriptOp[];
+  members: Member[];
+  /** When the first operation came in (local µs). */
+  openedUs: number;
+}
+
+/**
+ * Collects the operations issued in the same event-loop turn (or window) into one script call per
+ * group (a Cluster slot, or the single node), which applies them in order and answers each one:
+ * the per-command cost, in Redis and in the client, is paid once for many operations. Each
+ * operation keeps its own deadline; a failed call fails each of its operations with a
+ * `BucketStoreError` naming the operation.
+ */
+export class ScriptBatcher {
+  readonly #send: (ops: readonly BucketScriptOp[]) => Promise<BucketScriptReply>;
+  readonly #groupOf: (op: BucketScriptOp) => number;
+  readonly #windowUs: number;
+  readonly #maxOperations: number;
+  /** Open batches by group, in the order they opened. */
+  readonly #open = new Map<number, Batch>();
+  #scheduled = false;
+  /** Script calls sent and not answered yet. */
+  #inFlight = 0;
+
+  constructor(
+    send: (ops: readonly BucketScriptOp[]) => Promise<BucketScriptReply>,
+    groupOf: (op: BucketScriptOp) => number,
+    options: Required<BatchOptions>,
+  ) {
+    this.#send = send;
+    this.#groupOf = groupOf;
+    this.#windowUs = options.windowUs;
+    this.#maxOperations = options.maxOperations;
+  }
+
+  /** Adds `op` to its group's open batch; resolves with the script's answer for it. */
+  submit(op: BucketScriptOp): Promise<BucketOpReply> {
+    const group = this.#groupOf(op);
+    let batch = this.#open.get(group);
+    if (batch === undefined) {
+      batch = { ops: [], members: [], openedUs: localUs() };
+      this.#open.set(group, batch);
+      this.#schedule();
+    }
+    const open = batch;
+    return new Promise<BucketOpReply>((resolve, reject) => {
+      open.ops.push(op);
+      open.members.push({ resolve, reject });
+      if (open.ops.length >= this.#maxOperations) this.#flush(group, open);
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(this.#tick);
+  }
+
+  /** End of an event-loop turn: sends every open batch whose window has closed. */
+  readonly #tick = (): void => {
+    this.#scheduled = false;
+    const nowUs = localUs();
+    for (const [group, batch] of this.#open) {
+      if (this.#windowUs > 0 && this.#inFlight > 0 && nowUs - batch.openedUs < this.#windowUs) this.#schedule();
+      else this.#flush(group, batch);
+    }
+  };
+
+  #flush(group: number, batch: Batch): void {
+    this.#open.delete(group);
+    this.#inFlight++;
+    this.#send(batch.ops).then(
+      ({ replies }) => {
+        this.#inFlight--;
+        batch.members.forEach((member, index) => {
+          member.resolve(replies[index] as BucketOpReply);
+        });
+      },
+      (error: unknown) => {
+        this.#inFlight--;
+        batch.members.forEach((member, index) => {
+          member.reject(failure(batch.ops[index] as BucketScriptOp, error));
+        });
+      },
+    );
+  }
+}
+
+/** The error an operation gets when its script call failed. */
+export function failure(op: BucketScriptOp, error: unknown): BucketStoreError {
+  if (error instanceof BucketStoreError) return error;
+  return new BucketStoreError(`Redis bucket ${op.op} failed: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
+}
