@@ -70,51 +70,17 @@
 --   times follow from these, the amount and the policy (src/bucket/bucket-math.ts).
 
 local TICKS = 4000000               -- ticks per second
-local EXACT = 9007199254740992      -- 2^53: whole numbers below it are sent as integer replies
 local MAX_REFILL_SECONDS = 1e9      -- longest time a bucket may take to refill (s)
 local MGET_CHUNK = 1000             -- keys per MGET (unpack has a limit)
-local BYTE_C, BYTE_R, BYTE_P, BYTE_0 = 99, 114, 112, 48
 
--- Globals read once: a local is cheaper to reach than a global, and the script reads them per bucket.
-local call, tonumber, format, find, sub, byte = redis.call, tonumber, string.format, string.find, string.sub, string.byte
-local floor, ceil, huge = math.floor, math.ceil, math.huge
+-- Helpers capture few locals: a closure is made on every call, and each local it captures costs.
+local format, floor = string.format, math.floor
 
-local function fail(message)
-  return redis.error_reply('ERR graphql-budget bucket: ' .. message)
-end
-
--- The number in `text`, parsed once per call (tonumber is strtod, and a batch repeats its policies).
-local parsed = {}
-local function parse(text)
-  local value = parsed[text]
-  if value == nil then
-    value = tonumber(text) or false
-    parsed[text] = value
-  end
-  return value
-end
-
--- A finite number >= 0 (or > 0 when `positive`), or nil and an error message.
-local function number(name, text, positive)
-  local value = parse(text)
-  if value and value >= 0 and value < huge and (value > 0 or not positive) then return value end
-  if not value then
-    return nil, name .. ' must be a number, got ' .. format('%q', tostring(text))
-  end
-  if value ~= value or value == huge or value == -huge then
-    return nil, name .. ' must be a finite number, got ' .. tostring(text)
-  end
-  return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
-end
-
-local function fmt(value)
-  return format('%.17g', value)
-end
-
--- A reply number: integer replies are exact below 2^53; anything else goes as a string.
+-- A reply number: integer replies are exact below 2^53 (9007199254740992); anything else goes as
+-- a string (%.17g).
 local function out(value)
-  if value % 1 == 0 and value < EXACT and value > -EXACT then return value end
-  return fmt(value)
+  if value % 1 == 0 and value < 9007199254740992 and value > -9007199254740992 then return value end
+  return format('%.17g', value)
 end
 
 -- The nearest whole number, ties to even.
@@ -135,14 +101,33 @@ local function snap(missing, rate)
   return missing
 end
 
+-- The number in `text` if it is finite and >= 0 (> 0 when `positive`), or nil and an error
+-- message. Parsed once per call: tonumber is strtod, and a batch repeats its policies and costs.
+local parsed = {}
+local function number(name, text, positive)
+  local value = parsed[text]
+  if value == nil then
+    value = tonumber(text) or false
+    parsed[text] = value
+  end
+  if value and value >= 0 and value < math.huge and (value > 0 or not positive) then return value end
+  if not value then
+    return nil, name .. ' must be a number, got ' .. format('%q', tostring(text))
+  end
+  if value ~= value or value == math.huge or value == -math.huge then
+    return nil, name .. ' must be a finite number, got ' .. tostring(text)
+  end
+  return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
+end
+
 local now = ARGV[1]
 if now == nil or now == '' then
-  local time = call('TIME')
+  local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
   local err
   now, err = number('now', now, false)
-  if not now then return fail(err) end
+  if not now then return redis.error_reply('ERR graphql-budget bucket: ' .. err) end
 end
 local tick = now * 4                -- now (ticks)
 
@@ -152,46 +137,44 @@ local value, existed = {}, {}
 for first = 1, #KEYS, MGET_CHUNK do
   local last = first + MGET_CHUNK - 1
   if last > #KEYS then last = #KEYS end
-  local got = call('MGET', unpack(KEYS, first, last))
+  local got = redis.call('MGET', unpack(KEYS, first, last))
   for i = first, last do
     local key, stored = KEYS[i], got[i - first + 1]
     value[key], existed[key] = stored, stored ~= false
   end
 end
 local written = {}                  -- key -> PXAT of its new value (ms), or false: no TTL
+local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a write stores)
 
 -- The bucket `key` as a call with this policy sees it: `missing` tokens (may exceed the capacity
--- after a policy change: a debt), `base`, the instant it is full again (ticks; when it refills),
--- and `rateKept`, the call's rate as the next write stores it (nil: format it then).
+-- after a policy change: a debt) and `base`, the instant it is full again (ticks; when it refills).
 local function load(key, capacity, refill, rateText)
   local stored = value[key]
-  local at, kept, keptRate, rateKept
-  if stored then
-    local colon = find(stored, ':', 1, true)
-    if colon then
-      at = tonumber(sub(stored, 1, colon - 1), 16)
-      kept = sub(stored, colon + 1)
+  if not stored then return 0, tick end
+  local at, kept, keptRate
+  local colon = string.find(stored, ':', 1, true)
+  if colon then
+    at = tonumber(string.sub(stored, 1, colon - 1), 16)
+    kept = string.sub(stored, colon + 1)
+  else
+    at = tonumber(stored)
+    if at == nil or at ~= at or at == math.huge or at == -math.huge then
+      at = nil                      -- not a state: a full bucket
+    elseif at < 0 then
+      at, keptRate = -at, 0
+    elseif refill > 0 then
+      keptRate = refill             -- the previous release's instant, under the call's own rate
     else
-      at = tonumber(stored)
-      if at == nil or at ~= at or at == huge or at == -huge then
-        at = nil                    -- not a state: a full bucket
-      elseif at < 0 then
-        at, keptRate = -at, 0
-      elseif refill > 0 then
-        keptRate = refill           -- the previous release's instant, under the call's own rate
-      else
-        at, keptRate = (at > tick) and capacity or 0, 0
-      end
+      at, keptRate = (at > tick) and capacity or 0, 0
     end
   end
   if kept then
-    if kept ~= rateText and refill > 0 then rateKept = format('%.7g', refill) end
-    if kept == rateText or kept == rateKept then
-      keptRate, rateKept = refill, kept
+    if kept == rateText or (refill > 0 and kept == kept7[rateText]) then
+      keptRate = refill
     else
       keptRate = tonumber(kept)
     end
-    if at == nil or not (keptRate and keptRate > 0 and keptRate < huge) then at, keptRate = nil, nil end
+    if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
   end
 
   local missing, base = 0, tick
@@ -217,164 +200,155 @@ local function load(key, capacity, refill, rateText)
       base = round(tick + missing * TICKS / refill)
     end
   end
-  return missing, base, rateKept
+  return missing, base
 end
 
 -- Leaves the bucket `key` `short` tokens short of full (written to Redis at the end): a full
 -- bucket is no key at all, a refilling one expires when full. Returns its reply state.
-local function save(key, short, refill, rateKept)
+local function save(key, short, refill, rateText)
   if refill > 0 then
     local full_at = round(tick + short * TICKS / refill)
     if short <= 0 or full_at <= tick then
       value[key], written[key] = false, false
       return 0
     end
-    value[key] = format('%x:%s', full_at, rateKept or format('%.7g', refill))
-    written[key] = format('%d', ceil(full_at / 4000))
+    value[key] = format('%x:%s', full_at, kept7[rateText])
+    written[key] = format('%d', math.ceil(full_at / 4000))
     return out(full_at - tick)
   end
   if short <= 0 then
     value[key], written[key] = false, false
     return 0
   end
-  value[key], written[key] = fmt(-short), false
+  value[key], written[key] = format('%.17g', -short), false
   return out(short)
 end
 
--- The reply state of a bucket left as it was.
-local function state(refill, base, missing)
-  if refill > 0 then return out(base - tick) end
-  return out(missing)
-end
-
 local reply, replied = { out(now) }, 1
--- Per bucket of a consume over several: its missing tokens, base, kept rate text and status, at
--- 4 * (i - 1) + 1..4 (made when first needed, reused from one consume to the next).
-local scratch
-local inConsume = {}                -- key -> index of the last consume over several that named it
+local scratch                       -- per bucket of a consume over several: missing, base, status
+local inConsume                     -- key -> index of the last consume over several that named it
 
--- Answers each of the n buckets of an operation that did nothing with `status` and `text`.
-local function skip(n, status, text)
-  for i = 1, n do
-    reply[replied + 1], reply[replied + 2], replied = status, text, replied + 2
+-- One operation after another: validate it, then apply it; each appends a pair per bucket.
+local arg, first, index, args = 2, 1, 0, #ARGV
+while arg <= args do
+  local word = ARGV[arg]
+  -- The letter and count read as bytes when the count is one digit (no substrings, no strtod).
+  local letter = string.byte(word, 1)
+  local kind = letter == 99 and 'c' or letter == 114 and 'r' or letter == 112 and 'p' or nil
+  local n
+  if #word == 2 then n = string.byte(word, 2) - 48 else n = tonumber(string.sub(word, 2)) end
+  if kind == nil or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
+    return redis.error_reply('ERR graphql-budget bucket: op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
   end
-end
+  if arg + 2 + 2 * n > args or first + n - 1 > #KEYS then
+    return redis.error_reply('ERR graphql-budget bucket: operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
+  end
+  index = index + 1
+  local amountText, deadlineText, policies = ARGV[arg + 1], ARGV[arg + 2], arg + 3
 
--- Applies one operation; returns nothing (its pairs are appended to `reply`).
-local function apply(index, kind, n, amountText, deadlineText, arg, first)
-  local amount, err = 0, nil
-  if kind ~= 'p' then
-    amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false)
-    if not amount then return skip(n, 'error', err) end
-  end
-  if deadlineText ~= '' then
+  -- Check the amount, the deadline and every bucket's policy before touching any bucket: an
+  -- operation that fails a check, or whose deadline passed, answers each bucket and does nothing.
+  local amount, err, status = 0, nil, nil
+  if kind ~= 'p' then amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false) end
+  if err == nil and deadlineText ~= '' then
     local deadline
     deadline, err = number('deadline', deadlineText, false)
-    if not deadline then return skip(n, 'error', err) end
-    if now > deadline then return skip(n, 'expired', 0) end
+    if err == nil and now > deadline then status, err = 'expired', 0 end
   end
-  -- Check every bucket's policy before touching any (the values are parsed once, then cached).
   for i = 1, n do
-    local capacity, refill
-    capacity, err = number('capacity', ARGV[arg + 2 * i - 2], true)
-    if not capacity then return skip(n, 'error', err) end
-    refill, err = number('refillPerSecond', ARGV[arg + 2 * i - 1], false)
-    if not refill then return skip(n, 'error', err) end
-    if refill > 0 and capacity / refill > MAX_REFILL_SECONDS then
-      return skip(n, 'error', 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. fmt(capacity / refill))
+    if err ~= nil then break end
+    local capacity, refill, rateText
+    capacity, err = number('capacity', ARGV[policies + 2 * i - 2], true)
+    if err == nil then
+      rateText = ARGV[policies + 2 * i - 1]
+      refill, err = number('refillPerSecond', rateText, false)
     end
-    if kind == 'c' and n > 1 then
+    if err == nil and refill > 0 then
+      if capacity / refill > MAX_REFILL_SECONDS then
+        err = 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. format('%.17g', capacity / refill)
+      elseif kept7[rateText] == nil then
+        kept7[rateText] = format('%.7g', refill)
+      end
+    end
+    if err == nil and kind == 'c' and n > 1 then
       local key = KEYS[first + i - 1]
-      if inConsume[key] == index then return skip(n, 'error', 'a consume names the same key twice: ' .. key) end
+      inConsume = inConsume or {}
+      if inConsume[key] == index then err = 'a consume names the same key twice: ' .. key end
       inConsume[key] = index
     end
   end
 
-  if kind ~= 'c' or n == 1 then
+  if err ~= nil then
+    for i = 1, n do
+      reply[replied + 1], reply[replied + 2], replied = status or 'error', err, replied + 2
+    end
+  elseif kind ~= 'c' or n == 1 then
     -- refund and peek: each bucket on its own, in order; and a consume of one bucket.
     for i = 1, n do
-      local key, capacity, rateText = KEYS[first + i - 1], parse(ARGV[arg + 2 * i - 2]), ARGV[arg + 2 * i - 1]
-      local refill = parse(rateText)
-      local missing, base, rateKept = load(key, capacity, refill, rateText)
-      local status, after = 'ok', nil
+      local key, rateText = KEYS[first + i - 1], ARGV[policies + 2 * i - 1]
+      local capacity, refill = parsed[ARGV[policies + 2 * i - 2]], parsed[rateText]
+      local missing, base = load(key, capacity, refill, rateText)
+      local after
+      status = 'ok'
       if kind == 'c' then
         if amount > capacity then
           status = 'never'
         elseif capacity - missing < amount then
           status = 'denied'
         elseif amount > 0 then
-          after = save(key, missing + amount, refill, rateKept)
+          after = save(key, missing + amount, refill, rateText)
         end
       elseif kind == 'r' and amount > 0 and missing > 0 then
-        local short = missing - amount
-        if short < 0 then short = 0 end
-        after = save(key, short, refill, rateKept)
+        after = save(key, missing > amount and missing - amount or 0, refill, rateText)
       end
-      if after == nil then after = state(refill, base, missing) end
+      if after == nil then after = out(refill > 0 and base - tick or missing) end
       reply[replied + 1], reply[replied + 2], replied = status, after, replied + 2
     end
-    return
-  end
-
-  -- consume over several buckets: every one must hold `amount` tokens, or nothing is taken from any.
-  scratch = scratch or {}
-  local all = true
-  for i = 1, n do
-    local capacity, rateText, at = parse(ARGV[arg + 2 * i - 2]), ARGV[arg + 2 * i - 1], 4 * (i - 1)
-    local missing, base, rateKept = load(KEYS[first + i - 1], capacity, parse(rateText), rateText)
-    local status = 'ok'
-    if amount > capacity then
-      status, all = 'never', false
-    elseif capacity - missing < amount then
-      status, all = 'denied', false
+  else
+    -- consume over several buckets: every one must hold `amount` tokens, or nothing is taken from any.
+    scratch = scratch or {}
+    local all = true
+    for i = 1, n do
+      local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
+      local capacity = parsed[ARGV[policies + 2 * i - 2]]
+      local missing, base = load(KEYS[first + i - 1], capacity, parsed[rateText], rateText)
+      status = 'ok'
+      if amount > capacity then
+        status, all = 'never', false
+      elseif capacity - missing < amount then
+        status, all = 'denied', false
+      end
+      scratch[at + 1], scratch[at + 2], scratch[at + 3] = missing, base, status
     end
-    scratch[at + 1], scratch[at + 2], scratch[at + 3], scratch[at + 4] = missing, base, rateKept or false, status
-  end
-  for i = 1, n do
-    local refill, at = parse(ARGV[arg + 2 * i - 1]), 4 * (i - 1)
-    local missing, base = scratch[at + 1], scratch[at + 2]
-    local after
-    if all and amount > 0 then
-      after = save(KEYS[first + i - 1], missing + amount, refill, scratch[at + 3] or nil)
-    else
-      after = state(refill, base, missing)
+    for i = 1, n do
+      local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
+      local refill, missing = parsed[rateText], scratch[at + 1]
+      local after
+      if all and amount > 0 then
+        after = save(KEYS[first + i - 1], missing + amount, refill, rateText)
+      else
+        after = out(refill > 0 and scratch[at + 2] - tick or missing)
+      end
+      reply[replied + 1], reply[replied + 2], replied = scratch[at + 3], after, replied + 2
     end
-    reply[replied + 1], reply[replied + 2], replied = scratch[at + 4], after, replied + 2
   end
-end
-
-local arg, first, index, args = 2, 1, 0, #ARGV
-while arg <= args do
-  local word = ARGV[arg]
-  local letter = byte(word, 1)
-  local kind = letter == BYTE_C and 'c' or letter == BYTE_R and 'r' or letter == BYTE_P and 'p'
-  local n
-  if #word == 2 then n = byte(word, 2) - BYTE_0 else n = tonumber(sub(word, 2)) end
-  if not kind or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
-    return fail('op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
-  end
-  if arg + 2 + 2 * n > args or first + n - 1 > #KEYS then
-    return fail('operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
-  end
-  index = index + 1
-  apply(index, kind, n, ARGV[arg + 1], ARGV[arg + 2], arg + 3, first)
-  arg = arg + 3 + 2 * n
+  arg = policies + 2 * n
   first = first + n
 end
 if first - 1 ~= #KEYS then
-  return fail('the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. #KEYS)
+  return redis.error_reply('ERR graphql-budget bucket: the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. #KEYS)
 end
 
 for key, expiry in pairs(written) do
   local new = value[key]
   if new then
     if expiry then
-      call('SET', key, new, 'PXAT', expiry)
+      redis.call('SET', key, new, 'PXAT', expiry)
     else
-      call('SET', key, new)
+      redis.call('SET', key, new)
     end
   elseif existed[key] then
-    call('DEL', key)
+    redis.call('DEL', key)
   end
 end
 return reply
