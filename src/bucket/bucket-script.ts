@@ -47,20 +47,34 @@ export interface BucketScriptReply {
   replies: BucketOpReply[];
 }
 
-export type BucketCommand = (...args: string[]) => Promise<unknown>;
+/** Runs the script: the number of keys, then the keys and the other arguments (`bucketScriptArgs`). */
+export type BucketCommand = (keyCount: string, ...args: string[]) => Promise<unknown>;
 
 const OP_LETTER: Readonly<Record<BucketOp, string>> = { consume: 'c', refund: 'r', peek: 'p' };
 
 /**
  * Registers the script on `client` with `defineCommand` (EVALSHA, with an EVAL fallback on
- * NOSCRIPT, e.g. after `SCRIPT FLUSH` or a restart) and returns the command. The script takes a
- * variable number of keys: the command's first argument is their number.
+ * NOSCRIPT, e.g. after `SCRIPT FLUSH` or a restart) and returns a function that runs it with the
+ * arguments of `bucketScriptArgs`. One command is defined per number of keys, when first needed,
+ * with that `numberOfKeys`: the client then sees the first key as the call's first argument, which
+ * is what ioredis' auto-pipelining routes a Cluster command by (with the number of keys first, it
+ * would send every call to the node serving the slot of "1").
  */
 export function defineBucketCommand(client: RedisBucketClient): BucketCommand {
-  const commands = client as unknown as Record<string, BucketCommand | undefined>;
-  if (typeof commands[BUCKET_COMMAND] !== 'function') client.defineCommand(BUCKET_COMMAND, { lua: BUCKET_SCRIPT });
-  const command = commands[BUCKET_COMMAND] as BucketCommand;
-  return (...args) => command.apply(client, args);
+  const commands = client as unknown as Record<string, ((...args: string[]) => Promise<unknown>) | undefined>;
+  const byKeyCount: ((...args: string[]) => Promise<unknown>)[] = [];
+  return (keyCount, ...args) => {
+    const count = Number(keyCount);
+    let command = byKeyCount[count];
+    if (command === undefined) {
+      const name = `${BUCKET_COMMAND}k${count}`;
+      if (typeof commands[name] !== 'function') client.defineCommand(name, { numberOfKeys: count, lua: BUCKET_SCRIPT });
+      const defined = commands[name] as (...args: string[]) => Promise<unknown>;
+      command = (...rest) => defined.apply(client, rest);
+      byKeyCount[count] = command;
+    }
+    return command(...args);
+  };
 }
 
 /**
@@ -142,7 +156,8 @@ export async function runBucketOps(
   ops: readonly BucketScriptOp[],
   nowUs?: number,
 ): Promise<BucketScriptReply> {
-  return parseBucketScriptReply(await defineBucketCommand(client)(...bucketScriptArgs(ops, nowUs)), ops);
+  const [keyCount, ...args] = bucketScriptArgs(ops, nowUs) as [string, ...string[]];
+  return parseBucketScriptReply(await defineBucketCommand(client)(keyCount, ...args), ops);
 }
 
 /** One operation on one bucket, as tests write it. */

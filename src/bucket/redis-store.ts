@@ -14,8 +14,8 @@ import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
 import { allowedResult, consumeGroupsInOrder, deniedResult, type GroupCalls } from './multi-charge.js';
 import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
-import { BATCH_DEFAULTS, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
-import { checkCall, checkCallOptions, checkLimits, checkNumber, describe } from './validate.js';
+import { batchOptions, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
+import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -47,31 +47,6 @@ export interface RedisBucketStoreOptions {
 }
 
 const DEFAULT_PREFIX = 'gb:';
-
-/** The batching options in force (undefined: batching off), checked, each named in its error. */
-function batchOptions(value: unknown): Required<BatchOptions> | undefined {
-  if (value === undefined || value === true) return BATCH_DEFAULTS;
-  if (value === false) return undefined;
-  if (typeof value !== 'object' || value === null) {
-    throw new TypeError(
-      `options.batch must be a boolean or an object { windowUs?, maxOperations? }, got ${describe(value)}`,
-    );
-  }
-  const { windowUs = BATCH_DEFAULTS.windowUs, maxOperations = BATCH_DEFAULTS.maxOperations } = value as BatchOptions;
-  const integer = (name: string, number: unknown, min: number, max: number): number => {
-    const rule = `an integer from ${min} to ${max}`;
-    if (typeof number !== 'number')
-      throw new TypeError(`options.batch.${name} must be ${rule}, got ${describe(number)}`);
-    if (!Number.isInteger(number) || number < min || number > max) {
-      throw new RangeError(`options.batch.${name} must be ${rule}, got ${describe(number)}`);
-    }
-    return number;
-  };
-  return {
-    windowUs: integer('windowUs', windowUs, 0, 1000),
-    maxOperations: integer('maxOperations', maxOperations, 1, 1000),
-  };
-}
 
 /** The partition of every bucket on a single Redis node (`partitionOf`). */
 const SINGLE_NODE_PARTITION = 'redis';
@@ -359,7 +334,8 @@ export class RedisBucketStore implements BucketStore {
   /** One script call for `ops` (keys of one slot); learns the Redis clock from its reply. */
   async #send(ops: readonly BucketScriptOp[]): Promise<BucketScriptReply> {
     const sentUs = localUs();
-    const raw = await this.#command(...bucketScriptArgs(ops));
+    const [keyCount, ...args] = bucketScriptArgs(ops) as [string, ...string[]];
+    const raw = await this.#command(keyCount, ...args);
     const reply = parseBucketScriptReply(raw, ops);
     this.#clock.observe(reply.nowUs, sentUs, localUs());
     return reply;

@@ -1,6 +1,7 @@
 import type { BucketOpReply, BucketScriptOp, BucketScriptReply } from './bucket-script.js';
 import { BucketStoreError } from './errors.js';
 import { localUs } from './redis-clock.js';
+import { describe } from './validate.js';
 
 /** How `RedisBucketStore` gathers operations into script calls. */
 export interface BatchOptions {
@@ -24,6 +25,31 @@ export interface BatchOptions {
 }
 
 export const BATCH_DEFAULTS: Required<BatchOptions> = { windowUs: 0, maxOperations: 32 };
+
+/** The batching options in force (undefined: batching off), checked, each named in its error. */
+export function batchOptions(value: unknown): Required<BatchOptions> | undefined {
+  if (value === undefined || value === true) return BATCH_DEFAULTS;
+  if (value === false) return undefined;
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(
+      `options.batch must be a boolean or an object { windowUs?, maxOperations? }, got ${describe(value)}`,
+    );
+  }
+  const { windowUs = BATCH_DEFAULTS.windowUs, maxOperations = BATCH_DEFAULTS.maxOperations } = value as BatchOptions;
+  const integer = (name: string, number: unknown, min: number, max: number): number => {
+    const rule = `an integer from ${min} to ${max}`;
+    if (typeof number !== 'number')
+      throw new TypeError(`options.batch.${name} must be ${rule}, got ${describe(number)}`);
+    if (!Number.isInteger(number) || number < min || number > max) {
+      throw new RangeError(`options.batch.${name} must be ${rule}, got ${describe(number)}`);
+    }
+    return number;
+  };
+  return {
+    windowUs: integer('windowUs', windowUs, 0, 1000),
+    maxOperations: integer('maxOperations', maxOperations, 1, 1000),
+  };
+}
 
 interface Member {
   resolve(reply: BucketOpReply): void;

@@ -116,4 +116,39 @@ describe('RedisBucketStore on a Redis Cluster', () => {
     expect((await store.refundAll(limits, 3, { timeoutMs: 2000 })).map((r) => r.remaining)).toEqual([100, 100, 5]);
     expect(await cluster.command(ownMaster, 'EXISTS', ownKey())).toBe(0);
   }, 30_000);
+
+  it('sends every call straight to the master of its slot, also through an auto-pipelining client', async () => {
+    // ioredis' auto-pipelining routes a script call by its first argument: it must be the first key.
+    const moved = async () => {
+      let count = 0;
+      for (const node of await cluster.masters()) {
+        const stats = String(await cluster.command(node, 'INFO', 'errorstats'));
+        count += Number(/errorstat_MOVED:count=(\d+)/.exec(stats)?.[1] ?? 0);
+      }
+      return count;
+    };
+    const pipelining = new Cluster([...cluster.startupNodes], { enableAutoPipelining: true });
+    try {
+      const store = new RedisBucketStore(pipelining, { prefix: 'route:' });
+      const policy = { capacity: 10, refillPerSecond: 1 };
+      await store.peek('warm', policy);
+      const before = await moved();
+      const users = Array.from({ length: 40 }, (_, i) => `user-${i}`);
+      await Promise.all(users.map((user) => store.consume(user, 1, policy)));
+      await Promise.all(
+        users.map((user) =>
+          store.consumeAll(
+            [
+              { key: user, policy, hashTag: user },
+              { key: 'app', policy: { capacity: 1000, refillPerSecond: 1 } },
+            ],
+            1,
+          ),
+        ),
+      );
+      expect(await moved()).toBe(before);
+    } finally {
+      pipelining.disconnect();
+    }
+  }, 30_000);
 });
