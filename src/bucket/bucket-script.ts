@@ -52,28 +52,33 @@ export type BucketCommand = (keyCount: string, ...args: string[]) => Promise<unk
 
 const OP_LETTER: Readonly<Record<BucketOp, string>> = { consume: 'c', refund: 'r', peek: 'p' };
 
+/** Most keys one script call names: a batch closes before it would hold more. */
+export const MAX_KEYS_PER_CALL = 64;
+
 /**
  * Registers the script on `client` with `defineCommand` (EVALSHA, with an EVAL fallback on
  * NOSCRIPT, e.g. after `SCRIPT FLUSH` or a restart) and returns a function that runs it with the
- * arguments of `bucketScriptArgs`. One command is defined per number of keys, when first needed,
+ * arguments of `bucketScriptArgs`. One command per number of keys (1 to `MAX_KEYS_PER_CALL`), each
  * with that `numberOfKeys`: the client then sees the first key as the call's first argument, which
  * is what ioredis' auto-pipelining routes a Cluster command by (with the number of keys first, it
- * would send every call to the node serving the slot of "1").
+ * would send every call to the node serving the slot of "1"). All are defined here, at once:
+ * ioredis gives an auto-pipeline the commands the client had when the pipeline opened, so a
+ * command defined while one is open would be missing from it.
  */
 export function defineBucketCommand(client: RedisBucketClient): BucketCommand {
   const commands = client as unknown as Record<string, ((...args: string[]) => Promise<unknown>) | undefined>;
-  const byKeyCount: ((...args: string[]) => Promise<unknown>)[] = [];
+  const byKeyCount: string[] = [];
+  for (let count = 1; count <= MAX_KEYS_PER_CALL; count++) {
+    const name = `${BUCKET_COMMAND}k${count}`;
+    if (typeof commands[name] !== 'function') client.defineCommand(name, { numberOfKeys: count, lua: BUCKET_SCRIPT });
+    byKeyCount[count] = name;
+  }
   return (keyCount, ...args) => {
-    const count = Number(keyCount);
-    let command = byKeyCount[count];
-    if (command === undefined) {
-      const name = `${BUCKET_COMMAND}k${count}`;
-      if (typeof commands[name] !== 'function') client.defineCommand(name, { numberOfKeys: count, lua: BUCKET_SCRIPT });
-      const defined = commands[name] as (...args: string[]) => Promise<unknown>;
-      command = (...rest) => defined.apply(client, rest);
-      byKeyCount[count] = command;
+    const name = byKeyCount[Number(keyCount)];
+    if (name === undefined) {
+      throw new RangeError(`a bucket script call names 1 to ${MAX_KEYS_PER_CALL} keys, got ${keyCount}`);
     }
-    return command(...args);
+    return (commands[name] as (...args: string[]) => Promise<unknown>).apply(client, args);
   };
 }
 

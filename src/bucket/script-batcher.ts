@@ -1,4 +1,4 @@
-import type { BucketOpReply, BucketScriptOp, BucketScriptReply } from './bucket-script.js';
+import { MAX_KEYS_PER_CALL, type BucketOpReply, type BucketScriptOp, type BucketScriptReply } from './bucket-script.js';
 import { BucketStoreError } from './errors.js';
 import { localUs } from './redis-clock.js';
 import { describe } from './validate.js';
@@ -18,7 +18,8 @@ export interface BatchOptions {
   /**
    * Most operations in one script call; a full batch is sent at once, and the operations after it
    * start the next. Bounds the script's run time (Redis serves nothing else meanwhile) and the
-   * size of one command. Must be an integer from 1 to 1000.
+   * size of one command. A batch also closes before it would name more than 64 keys (a charge of
+   * several buckets names one key per bucket). Must be an integer from 1 to 64.
    * @default 32
    */
   maxOperations?: number;
@@ -47,7 +48,7 @@ export function batchOptions(value: unknown): Required<BatchOptions> | undefined
   };
   return {
     windowUs: integer('windowUs', windowUs, 0, 1000),
-    maxOperations: integer('maxOperations', maxOperations, 1, 1000),
+    maxOperations: integer('maxOperations', maxOperations, 1, MAX_KEYS_PER_CALL),
   };
 }
 
@@ -59,6 +60,8 @@ interface Member {
 interface Batch {
   ops: BucketScriptOp[];
   members: Member[];
+  /** Keys the operations name, in all. */
+  keys: number;
   /** When the first operation came in (local µs). */
   openedUs: number;
 }
@@ -96,14 +99,19 @@ export class ScriptBatcher {
   submit(op: BucketScriptOp): Promise<BucketOpReply> {
     const group = this.#groupOf(op);
     let batch = this.#open.get(group);
+    if (batch !== undefined && batch.keys + op.keys.length > MAX_KEYS_PER_CALL) {
+      this.#flush(group, batch);
+      batch = undefined;
+    }
     if (batch === undefined) {
-      batch = { ops: [], members: [], openedUs: localUs() };
+      batch = { ops: [], members: [], keys: 0, openedUs: localUs() };
       this.#open.set(group, batch);
       this.#schedule();
     }
     const open = batch;
     return new Promise<BucketOpReply>((resolve, reject) => {
       open.ops.push(op);
+      open.keys += op.keys.length;
       open.members.push({ resolve, reject });
       if (open.ops.length >= this.#maxOperations) this.#flush(group, open);
     });

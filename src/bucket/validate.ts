@@ -48,15 +48,22 @@ export function checkPolicy(policy: unknown, name = 'policy'): asserts policy is
   }
 }
 
+/** Most buckets one charge of several may name (each is a key of one script call). */
+export const MAX_LIMITS = 64;
+
 /**
- * Throws unless `limits` is a non-empty array of `{ key, policy, hashTag? }` whose keys all differ
- * (a bucket appears once in a charge), each with a valid policy and an absent or string hash tag.
+ * Throws unless `limits` is an array of 1 to `MAX_LIMITS` `{ key, policy, hashTag? }` whose keys
+ * all differ (a bucket appears once in a charge), each with a valid policy and an absent or string
+ * hash tag.
  */
 export function checkLimits(limits: unknown): asserts limits is readonly BucketLimit[] {
   if (!Array.isArray(limits)) {
     throw new TypeError(`limits must be an array of { key, policy, hashTag? }, got ${describe(limits)}`);
   }
   if (limits.length === 0) throw new RangeError('limits must name at least one bucket, got an empty array');
+  if (limits.length > MAX_LIMITS) {
+    throw new RangeError(`limits must name at most ${MAX_LIMITS} buckets, got ${limits.length}`);
+  }
   const seen = new Map<string, number>();
   for (const [index, limit] of (limits as unknown[]).entries()) {
     const name = `limits[${index}]`;

@@ -135,6 +135,52 @@ describe('RedisBucketStore batching', () => {
     expect((await store.peek('k0', policy)).remaining).toBe(50 - 14);
   });
 
+  it('closes a batch before it names more than 64 keys', async () => {
+    const store = new RedisBucketStore(client, { prefix: `keys${run++}:`, batch: { maxOperations: 64 } });
+    const limits = (i: number) => ['a', 'b', 'c'].map((name) => ({ key: `${name}${i}`, policy }));
+    const runsBefore = await scriptRuns();
+    // 40 charges of 3 buckets: 21 per call (63 keys), then 19.
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.consumeAll(limits(i), 1)));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    expect(await scriptRuns()).toBe(runsBefore + 2);
+    const many = Array.from({ length: 65 }, (_, i) => ({ key: `k${i}`, policy }));
+    await expect(store.consumeAll(many, 1)).rejects.toThrow(
+      new RangeError('limits must name at most 64 buckets, got 65'),
+    );
+    expect((await store.consumeAll(many.slice(0, 64), 1)).allowed).toBe(true);
+  });
+
+  it('works next to other commands of an auto-pipelining client, whatever the number of keys', async () => {
+    // ioredis gives an auto-pipeline the commands its client had when it opened: every command the
+    // store needs must exist before any pipeline does.
+    const pipelining = new Redis({ port: inject('redisPort'), host: '127.0.0.1', enableAutoPipelining: true });
+    try {
+      await pipelining.ping();
+      const store = new RedisBucketStore(pipelining, { prefix: `pipelined${run++}:` });
+      const other = pipelining.get('unrelated');
+      const charges = Array.from({ length: 6 }, (_, n) =>
+        store.consumeAll(
+          Array.from({ length: n + 1 }, (_, i) => ({ key: `k${n}-${i}`, policy })),
+          1,
+        ),
+      );
+      await other;
+      expect((await Promise.all(charges)).every((r) => r.allowed)).toBe(true);
+      const more = Array.from({ length: 10 }, (_, n) =>
+        store.consumeAll(
+          [
+            { key: `x${n}`, policy },
+            { key: `y${n}`, policy },
+          ],
+          1,
+        ),
+      );
+      expect((await Promise.all([pipelining.get('unrelated'), ...more])).length).toBe(11);
+    } finally {
+      pipelining.disconnect();
+    }
+  });
+
   it('with a window, still sends at once when nothing else is in flight', async () => {
     const store = new RedisBucketStore(client, { prefix: `window${run++}:`, batch: { windowUs: 1000 } });
     await store.peek('warm', policy);
@@ -181,10 +227,9 @@ describe('RedisBucketStore batching', () => {
     );
     expect(make({ windowUs: -1 })).toThrow(RangeError);
     expect(make({ windowUs: 0.5 })).toThrow(RangeError);
-    expect(make({ maxOperations: 0 })).toThrow(
-      /options\.batch\.maxOperations must be an integer from 1 to 1000, got 0/,
-    );
+    expect(make({ maxOperations: 0 })).toThrow(/options\.batch\.maxOperations must be an integer from 1 to 64, got 0/);
     expect(make({ maxOperations: '8' })).toThrow(TypeError);
+    expect(make({ maxOperations: 65 })).toThrow(RangeError);
     expect(make(false)).not.toThrow();
     expect(make({})).not.toThrow();
   });
