@@ -34,13 +34,15 @@ export interface RedisBucketStoreOptions {
    */
   prefix?: string;
   /**
-   * Batching: the operations issued in the same event-loop turn whose keys can go in one script
-   * call (any keys on a single node; keys of one slot on a Cluster) are sent as one call, which
+   * Batching: the operations issued in the same event-loop turn (in the same callback when no
+   * call of the store is awaiting Redis) whose keys can go in one script call (any keys on a
+   * single node; keys of one slot on a Cluster) are sent as one call, which
    * applies them in order and answers each as if it had been sent alone (the same results, the
    * same state, each with its own deadline; one `TIME` for the call). This pays Redis' and the
    * client's per-command cost once for many operations. `false` sends every operation in a call
-   * of its own; an object sets the window and the cap (see `BatchOptions`). With one operation
-   * in flight a batch holds only it and leaves at the end of the turn, without waiting.
+   * of its own; an object sets the window and the cap (see `BatchOptions`). A lone operation
+   * leaves as soon as the callback that issued it has run: batching never waits for company that
+   * is not coming.
    * @default true (`{ windowUs: 0, maxOperations: 32 }`)
    */
   batch?: boolean | BatchOptions;

@@ -10,8 +10,8 @@ export interface BatchOptions {
    * awaiting Redis (µs): their answers often bring more operations. A batch is sent at the end of
    * the event-loop turn in which the window closes; it never waits when no call is in flight (no
    * company is coming), and never beyond `maxOperations`. While a window is open the event loop
-   * polls instead of sleeping. 0 sends every batch at the end of the turn its first operation
-   * came in. Must be an integer from 0 to 1000.
+   * polls instead of sleeping. 0: no window (a batch leaves at the end of the turn its first
+   * operation came in, or sooner when no call is in flight). Must be an integer from 0 to 1000.
    * @default 0
    */
   windowUs?: number;
@@ -67,8 +67,9 @@ interface Batch {
 }
 
 /**
- * Collects the operations issued in the same event-loop turn (or window) into one script call per
- * group (a Cluster slot, or the single node), which applies them in order and answers each one:
+ * Collects the operations issued close together (in the same event-loop turn while other calls are
+ * awaiting Redis; in the same callback when none is; or within the window) into one script call
+ * per group (a Cluster slot, or the single node), which applies them in order and answers each one:
  * the per-command cost, in Redis and in the client, is paid once for many operations. Each
  * operation keeps its own deadline; a failed call fails each of its operations with a
  * `BucketStoreError` naming the operation.
@@ -117,13 +118,20 @@ export class ScriptBatcher {
     });
   }
 
+  /**
+   * Sends the open batches soon: at the end of the event-loop turn while calls of this store are
+   * awaiting Redis (their answers, and the other callbacks of the turn, bring company); as soon as
+   * the current callback's promise chains have run when none is (nobody's answer can bring any, so
+   * a lone call does not wait for the rest of the turn).
+   */
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(this.#tick);
+    if (this.#inFlight > 0) setImmediate(this.#tick);
+    else process.nextTick(this.#tick);
   }
 
-  /** End of an event-loop turn: sends every open batch whose window has closed. */
+  /** Sends every open batch whose window has closed; the others wait for the next turn. */
   readonly #tick = (): void => {
     this.#scheduled = false;
     const nowUs = localUs();
