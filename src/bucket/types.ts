@@ -129,7 +129,7 @@ export interface BucketStore {
    * charge may then be denied spuriously, but no charge is ever admitted that one bucket could not
    * pay. Give the contended buckets (shared by many callers) last.
    *
-   * `limits` must name at least one bucket and each key at most once (otherwise `RangeError`).
+   * `limits` must name 1 to 64 buckets, each key at most once (otherwise `RangeError`).
    * With `timeoutMs`, a charge that reaches the store after its deadline takes nothing anywhere
    * and rejects with `BucketStoreTimeoutError` (across slots: a slot that misses it gives back the
    * earlier slots' takes); one that was applied but answered late is given back. When a give-back
