@@ -1,4 +1,5 @@
--- Multi-token bucket: consume, refund or peek one bucket atomically.
+-- Multi-token buckets: apply a list of operations in order (consume, refund or peek, each on one
+-- bucket or on several at once), atomically, on one Redis time.
 --
 -- Time inside the script is counted in ticks of 0.25 µs (Redis time in µs × 4).
 -- State: one string per key; no key is a full bucket.
@@ -34,59 +35,57 @@
 -- on integer capacities and rates up to 8000/s therefore give integer answers, and repeated
 -- rounding never drifts from them.
 --
--- Replies: { status, state, now }
---   status  'ok' | 'denied' | 'never' (cost > capacity: nothing written) | 'expired'
+-- Operations, applied in the order given, each seeing the state the previous ones left:
+--   consume  takes `amount` tokens from every one of its buckets if each holds them; otherwise
+--            takes nothing from any (all or nothing). A single bucket is the plain case.
+--   refund   gives `amount` tokens back to each of its buckets, never beyond its capacity.
+--   peek     reads each of its buckets.
+-- Reads are one MGET per call (in chunks) and writes one SET or DEL per changed key at the end,
+-- so a bucket that several operations of the call touch is read once and written once.
+--
+-- Call:
+--   KEYS       the buckets of every operation, in operation order (already prefixed; a key may
+--              appear in several operations, but not twice in one consume)
+--   ARGV[1]    '' (use TIME) or a test clock (µs); production never sets it
+--   then, per operation (its buckets are the next n entries of KEYS):
+--     op        'c<n>' consume, 'r<n>' refund or 'p<n>' peek, over n >= 1 buckets
+--     amount    consume: cost, refund: tokens to give back, peek: ignored (tokens)
+--     deadline  '' or the Redis time after which the operation must do nothing (µs)
+--     then, per bucket:
+--       capacity  maximum tokens, > 0 (tokens)
+--       rate      refill rate, >= 0 (tokens per second)
+--
+-- Reply: { now, status, state, status, state, ... }: the Redis time the script used (µs), then
+-- one pair per bucket, in the order of KEYS.
+--   status  'ok' | 'denied' | 'never' (cost > capacity) | 'expired' | 'error'
 --   state   the bucket after the operation: refill > 0: ticks until it is full again;
 --           refill = 0: the missing tokens
---   now     the Redis time the script used (µs)
+--   A consume answers 'ok' for every bucket when it took the tokens. When it did not, each bucket
+--   says whether it alone could pay ('ok', 'denied' or 'never') and its state is as it stands.
+--   'expired' (now > deadline) and 'error' (the operation's arguments are invalid; state is the
+--   message) mark every bucket of an operation that did nothing. A call that cannot be read as a
+--   list of operations is an error reply, and writes nothing.
 --   A number is an integer reply when it is a whole number below 2^53, otherwise a string
 --   formatted with %.17g (a Lua number reply would be truncated). Tokens left, retry and reset
 --   times follow from these, the amount and the policy (src/bucket/bucket-math.ts).
---   'expired' (now > deadline) carries only { 'expired', now } and writes nothing.
-local key      = KEYS[1]            -- bucket key, already prefixed
-local op       = ARGV[1]            -- 'consume' | 'refund' | 'peek'
-local amount   = ARGV[2]            -- consume: cost, refund: tokens to give back, peek: ignored (tokens)
-local capacity = ARGV[3]            -- maximum tokens, > 0 (tokens)
-local rateText = ARGV[4]            -- refill rate, >= 0 (tokens per second)
-local deadline = ARGV[5]            -- absent, '' or Redis time after which the call must do nothing (µs)
-local now      = ARGV[6]            -- absent, '' (use TIME) or a test clock (µs); production never sets it
 
 local TICKS = 4000000               -- ticks per second
-local EXACT = 9007199254740992      -- 2^53: whole numbers below it are sent as integer replies
 local MAX_REFILL_SECONDS = 1e9      -- longest time a bucket may take to refill (s)
+local MGET_CHUNK = 1000             -- keys per MGET (unpack has a limit)
 
-local function fail(message)
-  return redis.error_reply('ERR graphql-budget bucket: ' .. message)
-end
+-- Helpers capture few locals: a closure is made on every call, and each local it captures costs.
+local format, floor = string.format, math.floor
 
--- A finite number >= 0 (or > 0 when `positive`), or nil and an error message.
-local function number(name, text, positive)
-  local value = tonumber(text)
-  if value == nil then
-    return nil, name .. ' must be a number, got ' .. string.format('%q', tostring(text))
-  end
-  if value ~= value or value == math.huge or value == -math.huge then
-    return nil, name .. ' must be a finite number, got ' .. tostring(text)
-  end
-  if value < 0 or (positive and value == 0) then
-    return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
-  end
-  return value
-end
-
-local function fmt(value)
-  return string.format('%.17g', value)
-end
-
--- A reply number: integer replies are exact below 2^53; anything else goes as a string.
+-- A reply number: integer replies are exact below 2^53 (9007199254740992); anything else goes as
+-- a string (%.17g).
 local function out(value)
-  if value == math.floor(value) and value < EXACT and value > -EXACT then return value end
-  return fmt(value)
+  if value % 1 == 0 and value < 9007199254740992 and value > -9007199254740992 then return value end
+  return format('%.17g', value)
 end
 
 -- The nearest whole number, ties to even.
 local function round(value)
-  local whole = math.floor(value)
+  local whole = floor(value)
   local rest = value - whole
   if rest > 0.5 or (rest == 0.5 and whole % 2 == 1) then whole = whole + 1 end
   return whole
@@ -95,50 +94,64 @@ end
 -- Missing tokens read from an instant at `rate`: the nearest whole number when within half a µs
 -- of refill (at most 0.001 token) of it, since only the tick rounding can put them there.
 local function snap(missing, rate)
-  local whole = math.floor(missing + 0.5)
+  local whole = floor(missing + 0.5)
   local radius = rate * 5e-7
   if radius > 0.001 then radius = 0.001 end
   if missing - whole <= radius and whole - missing <= radius then return whole end
   return missing
 end
 
-if op ~= 'consume' and op ~= 'refund' and op ~= 'peek' then
-  return fail('op must be consume, refund or peek, got ' .. string.format('%q', tostring(op)))
+-- The number in `text` if it is finite and >= 0 (> 0 when `positive`), or nil and an error
+-- message. Parsed once per call: tonumber is strtod, and a batch repeats its policies and costs.
+local parsed = {}
+local function number(name, text, positive)
+  local value = parsed[text]
+  if value == nil then
+    value = tonumber(text) or false
+    parsed[text] = value
+  end
+  if value and value >= 0 and value < math.huge and (value > 0 or not positive) then return value end
+  if not value then
+    return nil, name .. ' must be a number, got ' .. format('%q', tostring(text))
+  end
+  if value ~= value or value == math.huge or value == -math.huge then
+    return nil, name .. ' must be a finite number, got ' .. tostring(text)
+  end
+  return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
 end
-local err, refill
-capacity, err = number('capacity', capacity, true)
-if not capacity then return fail(err) end
-refill, err = number('refillPerSecond', rateText, false)
-if not refill then return fail(err) end
-if refill > 0 and capacity / refill > MAX_REFILL_SECONDS then
-  return fail('capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. fmt(capacity / refill))
-end
-if op == 'peek' then
-  amount = 0
-else
-  amount, err = number(op == 'consume' and 'cost' or 'amount', amount, false)
-  if not amount then return fail(err) end
-end
+
+local now = ARGV[1]
 if now == nil or now == '' then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
+  local err
   now, err = number('now', now, false)
-  if not now then return fail(err) end
-end
-if deadline ~= nil and deadline ~= '' then
-  deadline, err = number('deadline', deadline, false)
-  if not deadline then return fail(err) end
-  if now > deadline then return { 'expired', out(now) } end
+  if not now then return redis.error_reply('ERR graphql-budget bucket: ' .. err) end
 end
 local tick = now * 4                -- now (ticks)
 
--- The stored state as `at` (refilling: full_at, ticks; refill 0: the missing tokens) and the rate
--- it was written with: `kept` (its %.7g text) or `keptRate` (tokens per second). `rateKept` is the
--- call's rate as %.7g text once known (it is what the next write stores).
-local stored = redis.call('GET', key)
-local at, kept, keptRate, rateKept
-if stored then
+-- Every key's value as the call goes: the stored string, or false (no key: a full bucket). A key
+-- named twice is read twice (cheaper than finding the repeats).
+local value, existed = {}, {}
+for first = 1, #KEYS, MGET_CHUNK do
+  local last = first + MGET_CHUNK - 1
+  if last > #KEYS then last = #KEYS end
+  local got = redis.call('MGET', unpack(KEYS, first, last))
+  for i = first, last do
+    local key, stored = KEYS[i], got[i - first + 1]
+    value[key], existed[key] = stored, stored ~= false
+  end
+end
+local written = {}                  -- key -> PXAT of its new value (ms), or false: no TTL
+local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a write stores)
+
+-- The bucket `key` as a call with this policy sees it: `missing` tokens (may exceed the capacity
+-- after a policy change: a debt) and `base`, the instant it is full again (ticks; when it refills).
+local function load(key, capacity, refill, rateText)
+  local stored = value[key]
+  if not stored then return 0, tick end
+  local at, kept, keptRate
   local colon = string.find(stored, ':', 1, true)
   if colon then
     at = tonumber(string.sub(stored, 1, colon - 1), 16)
@@ -146,97 +159,196 @@ if stored then
   else
     at = tonumber(stored)
     if at == nil or at ~= at or at == math.huge or at == -math.huge then
-      at = nil                    -- not a state: a full bucket
+      at = nil                      -- not a state: a full bucket
     elseif at < 0 then
       at, keptRate = -at, 0
     elseif refill > 0 then
-      keptRate = refill           -- the previous release's instant, under the call's own rate
+      keptRate = refill             -- the previous release's instant, under the call's own rate
     else
       at, keptRate = (at > tick) and capacity or 0, 0
     end
   end
-end
-if kept then
-  if kept ~= rateText and refill > 0 then rateKept = string.format('%.7g', refill) end
-  if kept == rateText or kept == rateKept then
-    keptRate, rateKept = refill, kept
-  else
-    keptRate = tonumber(kept)
+  if kept then
+    if kept == rateText or (refill > 0 and kept == kept7[rateText]) then
+      keptRate = refill
+    else
+      keptRate = tonumber(kept)
+    end
+    if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
   end
-  if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
-end
 
--- The bucket before the operation, under the call's policy: `missing` tokens (may exceed the
--- capacity after a policy change: a debt) and, when it refills, `base`, the instant it is full
--- again (ticks).
-local missing, base = 0, tick
-if at == nil then
-  -- full
-elseif keptRate == refill then
-  if refill > 0 then
-    if at > tick then
-      base = at
-      missing = snap((at - tick) * refill / TICKS, refill)
+  local missing, base = 0, tick
+  if at == nil then
+    -- full
+  elseif keptRate == refill then
+    if refill > 0 then
+      if at > tick then
+        base = at
+        missing = snap((at - tick) * refill / TICKS, refill)
+      end
+    else
+      missing = at
     end
   else
-    missing = at
+    if keptRate > 0 then
+      if at > tick then missing = snap((at - tick) * keptRate / TICKS, keptRate) end
+    else
+      missing = at
+    end
+    if refill > 0 then
+      if missing > MAX_REFILL_SECONDS * refill then missing = MAX_REFILL_SECONDS * refill end
+      base = round(tick + missing * TICKS / refill)
+    end
   end
-else
-  if keptRate > 0 then
-    if at > tick then missing = snap((at - tick) * keptRate / TICKS, keptRate) end
-  else
-    missing = at
-  end
-  if refill > 0 then
-    if missing > MAX_REFILL_SECONDS * refill then missing = MAX_REFILL_SECONDS * refill end
-    base = round(tick + missing * TICKS / refill)
-  end
+  return missing, base
 end
 
--- The reply for a bucket `short` tokens short of full (refill > 0: full again at `full_at`, ticks).
-local function reply(status, full_at, short)
-  if refill > 0 then return { status, out(full_at - tick), out(now) } end
-  return { status, out(short), out(now) }
-end
-
--- Writes the bucket `short` tokens short of full, and replies ok: a full bucket is no key at
--- all; a refilling one expires when full.
-local function store(short)
+-- Leaves the bucket `key` `short` tokens short of full (written to Redis at the end): a full
+-- bucket is no key at all, a refilling one expires when full. Returns its reply state.
+local function save(key, short, refill, rateText)
   if refill > 0 then
     local full_at = round(tick + short * TICKS / refill)
     if short <= 0 or full_at <= tick then
-      redis.call('DEL', key)
-      full_at = tick
-    else
-      local state = rateKept and string.format('%x:', full_at) .. rateKept or string.format('%x:%.7g', full_at, refill)
-      redis.call('SET', key, state, 'PXAT', string.format('%d', math.ceil(full_at / 4000)))
+      value[key], written[key] = false, false
+      return 0
     end
-    return reply('ok', full_at)
+    value[key] = format('%x:%s', full_at, kept7[rateText])
+    written[key] = format('%d', math.ceil(full_at / 4000))
+    return out(full_at - tick)
   end
   if short <= 0 then
-    redis.call('DEL', key)
-    short = 0
-  else
-    redis.call('SET', key, fmt(-short))
+    value[key], written[key] = false, false
+    return 0
   end
-  return reply('ok', 0, short)
+  value[key], written[key] = format('%.17g', -short), false
+  return out(short)
 end
 
-if op == 'peek' then
-  return reply('ok', base, missing)
+local reply, replied = { out(now) }, 1
+local scratch                       -- per bucket of a consume over several: missing, base, status
+local inConsume                     -- key -> index of the last consume over several that named it
+
+-- One operation after another: validate it, then apply it; each appends a pair per bucket.
+local arg, first, index, args = 2, 1, 0, #ARGV
+while arg <= args do
+  local word = ARGV[arg]
+  -- The letter and count read as bytes when the count is one digit (no substrings, no strtod).
+  local letter = string.byte(word, 1)
+  local kind = letter == 99 and 'c' or letter == 114 and 'r' or letter == 112 and 'p' or nil
+  local n
+  if #word == 2 then n = string.byte(word, 2) - 48 else n = tonumber(string.sub(word, 2)) end
+  if kind == nil or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
+    return redis.error_reply('ERR graphql-budget bucket: op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
+  end
+  if arg + 2 + 2 * n > args or first + n - 1 > #KEYS then
+    return redis.error_reply('ERR graphql-budget bucket: operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
+  end
+  index = index + 1
+  local amountText, deadlineText, policies = ARGV[arg + 1], ARGV[arg + 2], arg + 3
+
+  -- Check the amount, the deadline and every bucket's policy before touching any bucket: an
+  -- operation that fails a check, or whose deadline passed, answers each bucket and does nothing.
+  local amount, err, status = 0, nil, nil
+  if kind ~= 'p' then amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false) end
+  if err == nil and deadlineText ~= '' then
+    local deadline
+    deadline, err = number('deadline', deadlineText, false)
+    if err == nil and now > deadline then status, err = 'expired', 0 end
+  end
+  for i = 1, n do
+    if err ~= nil then break end
+    local capacity, refill, rateText
+    capacity, err = number('capacity', ARGV[policies + 2 * i - 2], true)
+    if err == nil then
+      rateText = ARGV[policies + 2 * i - 1]
+      refill, err = number('refillPerSecond', rateText, false)
+    end
+    if err == nil and refill > 0 then
+      if capacity / refill > MAX_REFILL_SECONDS then
+        err = 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. format('%.17g', capacity / refill)
+      elseif kept7[rateText] == nil then
+        kept7[rateText] = format('%.7g', refill)
+      end
+    end
+    if err == nil and kind == 'c' and n > 1 then
+      local key = KEYS[first + i - 1]
+      inConsume = inConsume or {}
+      if inConsume[key] == index then err = 'a consume names the same key twice: ' .. key end
+      inConsume[key] = index
+    end
+  end
+
+  if err ~= nil then
+    for i = 1, n do
+      reply[replied + 1], reply[replied + 2], replied = status or 'error', err, replied + 2
+    end
+  elseif kind ~= 'c' or n == 1 then
+    -- refund and peek: each bucket on its own, in order; and a consume of one bucket.
+    for i = 1, n do
+      local key, rateText = KEYS[first + i - 1], ARGV[policies + 2 * i - 1]
+      local capacity, refill = parsed[ARGV[policies + 2 * i - 2]], parsed[rateText]
+      local missing, base = load(key, capacity, refill, rateText)
+      local after
+      status = 'ok'
+      if kind == 'c' then
+        if amount > capacity then
+          status = 'never'
+        elseif capacity - missing < amount then
+          status = 'denied'
+        elseif amount > 0 then
+          after = save(key, missing + amount, refill, rateText)
+        end
+      elseif kind == 'r' and amount > 0 and missing > 0 then
+        after = save(key, missing > amount and missing - amount or 0, refill, rateText)
+      end
+      if after == nil then after = out(refill > 0 and base - tick or missing) end
+      reply[replied + 1], reply[replied + 2], replied = status, after, replied + 2
+    end
+  else
+    -- consume over several buckets: every one must hold `amount` tokens, or nothing is taken from any.
+    scratch = scratch or {}
+    local all = true
+    for i = 1, n do
+      local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
+      local capacity = parsed[ARGV[policies + 2 * i - 2]]
+      local missing, base = load(KEYS[first + i - 1], capacity, parsed[rateText], rateText)
+      status = 'ok'
+      if amount > capacity then
+        status, all = 'never', false
+      elseif capacity - missing < amount then
+        status, all = 'denied', false
+      end
+      scratch[at + 1], scratch[at + 2], scratch[at + 3] = missing, base, status
+    end
+    for i = 1, n do
+      local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
+      local refill, missing = parsed[rateText], scratch[at + 1]
+      local after
+      if all and amount > 0 then
+        after = save(KEYS[first + i - 1], missing + amount, refill, rateText)
+      else
+        after = out(refill > 0 and scratch[at + 2] - tick or missing)
+      end
+      reply[replied + 1], reply[replied + 2], replied = scratch[at + 3], after, replied + 2
+    end
+  end
+  arg = policies + 2 * n
+  first = first + n
+end
+if first - 1 ~= #KEYS then
+  return redis.error_reply('ERR graphql-budget bucket: the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. #KEYS)
 end
 
-if op == 'refund' then
-  if amount == 0 or missing == 0 then return reply('ok', base, missing) end
-  return store(math.max(0, missing - amount))
+for key, expiry in pairs(written) do
+  local new = value[key]
+  if new then
+    if expiry then
+      redis.call('SET', key, new, 'PXAT', expiry)
+    else
+      redis.call('SET', key, new)
+    end
+  elseif existed[key] then
+    redis.call('DEL', key)
+  end
 end
-
--- consume: take `amount` tokens if they exist, otherwise write nothing.
-if amount > capacity then
-  return reply('never', base, missing)
-end
-if capacity - missing < amount then
-  return reply('denied', base, missing)
-end
-if amount == 0 then return reply('ok', base, missing) end
-return store(missing + amount)
+return reply

@@ -38,7 +38,21 @@ async function main(): Promise<void> {
     variant === 'plugin-redis-unpipelined'
       ? new Redis(String(redisUrl), { maxRetriesPerRequest: 0, enableOfflineQueue: false, enableAutoPipelining: false })
       : undefined;
-  const store = unpipelined ? new RedisBucketStore(unpipelined) : selected.store;
+  // The example's client options with a store that sends each operation in a call of its own.
+  const unbatched =
+    variant === 'plugin-redis-unbatched'
+      ? new Redis(String(redisUrl), {
+          enableAutoPipelining: true,
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          autoResendUnfulfilledCommands: false,
+        })
+      : undefined;
+  const store = unpipelined
+    ? new RedisBucketStore(unpipelined)
+    : unbatched
+      ? new RedisBucketStore(unbatched, { batch: false })
+      : selected.store;
 
   if (variant === 'plugin-memory-otel-sdk') {
     // A real SDK aggregating every record (a Prometheus reader that is never scraped here).
@@ -86,6 +100,7 @@ async function main(): Promise<void> {
       .stop()
       .then(() => selected.close())
       .then(() => unpipelined?.disconnect())
+      .then(() => unbatched?.disconnect())
       .finally(() => process.exit(0));
   });
 }

@@ -7,6 +7,7 @@ export const HTTP_VARIANTS = [
   'plugin-memory-metrics-off',
   'plugin-memory-otel-sdk',
   'plugin-redis',
+  'plugin-redis-unbatched',
   'plugin-redis-unpipelined',
   'armor-cost-limit',
 ] as const;
@@ -18,6 +19,7 @@ export const VARIANT_LABELS: Readonly<Record<HttpVariant, string>> = {
   'plugin-memory-metrics-off': 'plugin + MemoryBucketStore, metrics: false',
   'plugin-memory-otel-sdk': 'plugin + MemoryBucketStore, OpenTelemetry SDK registered',
   'plugin-redis': 'plugin + RedisBucketStore',
+  'plugin-redis-unbatched': 'plugin + RedisBucketStore, batch: false',
   'plugin-redis-unpipelined': 'plugin + RedisBucketStore, ioredis without auto-pipelining',
   'armor-cost-limit': 'graphql-armor cost-limit rule',
 };

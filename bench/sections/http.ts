@@ -69,12 +69,15 @@ function responseNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
 function cpuNote(results: ReadonlyMap<HttpVariant, LoadResult[]>): string {
   const cpu = (variant: HttpVariant): number => median(results.get(variant)!.map((result) => result.serverCpuMicros));
   const bare = cpu('bare');
-  const redis = median(results.get('plugin-redis')!.map((result) => result.redisCpuMicros));
+  const redisOf = (variant: HttpVariant): number =>
+    median(results.get(variant)!.map((result) => result.redisCpuMicros));
+  const redis = redisOf('plugin-redis');
   const added = (variant: HttpVariant): string =>
     `${formatUs(cpu(variant) - bare)} (${formatPercent(cpu(variant) / bare - 1)})`;
   return (
     `Server CPU per request: bare ${formatUs(bare)}; the plugin adds ${added('plugin-memory')} with MemoryBucketStore, ` +
     `${added('plugin-redis')} with RedisBucketStore (plus ${formatUs(redis)} of redis-server CPU), ` +
+    `${added('plugin-redis-unbatched')} with RedisBucketStore and batching off (plus ${formatUs(redisOf('plugin-redis-unbatched'))} of redis-server CPU), ` +
     `${added('plugin-redis-unpipelined')} with RedisBucketStore on a client without auto-pipelining; graphql-armor adds ${added('armor-cost-limit')}. ` +
     `Metrics: with MemoryBucketStore the plugin adds ${added('plugin-memory-metrics-off')} with metrics off, ` +
     `${added('plugin-memory')} with metrics on and no OpenTelemetry SDK (the API's no-op meter), ` +
@@ -95,6 +98,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
     'plugin-memory-metrics-off',
     'plugin-memory-otel-sdk',
     'plugin-redis',
+    'plugin-redis-unbatched',
     'plugin-redis-unpipelined',
     'armor-cost-limit',
   ];
@@ -133,7 +137,7 @@ export async function httpThroughput(options: HttpThroughputOptions): Promise<Se
       value,
       { ...metrics, ...Object.fromEntries(ratios.map((ratio, round) => [`ratioRound${round}`, ratio])) },
       { value: median(ratios), of: 'bare' },
-      variant === 'plugin-redis' ? { op: '>=', target: 0.93 } : undefined,
+      variant === 'plugin-redis' ? { op: '>=', target: 0.95 } : undefined,
     );
   });
   return {
@@ -168,7 +172,7 @@ export interface HttpLatencyOptions {
 export async function httpLatency(options: HttpLatencyOptions): Promise<SectionResult> {
   const started = performance.now();
   const { servers, redis, connections, rate, rounds, seconds, lenient } = options;
-  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis'];
+  const variants: HttpVariant[] = ['bare', 'plugin-memory', 'plugin-redis', 'plugin-redis-unbatched'];
   const results = await alternate(servers, variants, rounds, lenient, (server) =>
     load({ server, redis, connections, seconds, overallRate: rate }),
   );
@@ -187,7 +191,7 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
     }
     const added50 = median(runs.map((result, round) => result.p50 - bare[round]!.p50));
     const added99 = median(runs.map((result, round) => result.p99 - bare[round]!.p99));
-    return {
+    const row: Row = {
       variant: VARIANT_LABELS[variant],
       value: `p50 ${formatMs(p50)} (${formatDeltaMs(added50)}), p99 ${formatMs(p99)} (${formatDeltaMs(added99)})`,
       metrics: {
@@ -199,6 +203,15 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
         ...totals(runs),
       },
     };
+    // The added p99 against its budget of 1 ms (a ratio of at most 1 meets it).
+    if (variant !== 'plugin-redis') return row;
+    return ratioRow(
+      row.variant,
+      row.value,
+      row.metrics,
+      { value: added99, of: 'the 1 ms p99 budget' },
+      { op: '<=', target: 1 },
+    );
   });
   return {
     id: 'http-latency',
@@ -207,7 +220,9 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
       `autocannon at a fixed ${rate} req/s (overallRate) over ${connections} connections, ${alternatingRounds(rounds)} of ${seconds} s; ` +
       `the added latency is the median of the per-round differences to bare.`,
     rows,
-    notes: [responseNote(results)],
+    notes: [goalNote('p99 added by plugin + RedisBucketStore', rows[2]!), responseNote(results)].filter(
+      (note): note is string => note !== undefined,
+    ),
     seconds: (performance.now() - started) / 1000,
   };
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
 import { redisCpuMicros } from '../lib/machine.js';
 import { median, range, rotate } from '../lib/stats.js';
@@ -17,7 +18,7 @@ import {
 export interface StoreThroughputOptions {
   /** The one ioredis client every variant goes through. */
   client: Redis;
-  /** Our store, built over `client`. */
+  /** Our store, built over `client` with its defaults (batching on). */
   store: BucketStore;
   inFlight: number;
   keys: number;
@@ -44,6 +45,18 @@ interface Sample {
   nodeCpu: number;
   /** CPU time of redis-server per call (µs). */
   redisCpu: number;
+  /** Time Redis spent running scripts per call (µs): `INFO commandstats` usec of EVAL and EVALSHA. */
+  scriptUs: number;
+  /** Mean time from call to answer (µs). */
+  latencyUs: number;
+}
+
+/** Total usec Redis spent in EVAL and EVALSHA so far (`INFO commandstats`). */
+async function scriptMicros(client: Redis): Promise<number> {
+  const stats = await client.info('commandstats');
+  let usec = 0;
+  for (const match of stats.matchAll(/^cmdstat_(?:eval|evalsha):calls=\d+,usec=(\d+)/gm)) usec += Number(match[1]);
+  return usec;
 }
 
 /** Runs `inFlight` concurrent loops of `call` over `keys` keys for `seconds`. */
@@ -57,6 +70,7 @@ async function measure(
   let next = 0;
   let done = 0;
   const redisBefore = await redisCpuMicros(client);
+  const scriptBefore = await scriptMicros(client);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -67,22 +81,32 @@ async function measure(
     }
   };
   await Promise.all(Array.from({ length: inFlight }, loop));
-  const elapsed = (performance.now() - started) / 1000;
+  const elapsedUs = (performance.now() - started) * 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const redisCpu = (await redisCpuMicros(client)) - redisBefore;
-  return { rate: done / elapsed, nodeCpu: (cpu.user + cpu.system) / done, redisCpu: redisCpu / done };
+  const scriptUs = (await scriptMicros(client)) - scriptBefore;
+  return {
+    rate: done / (elapsedUs / 1e6),
+    nodeCpu: (cpu.user + cpu.system) / done,
+    redisCpu: redisCpu / done,
+    scriptUs: scriptUs / done,
+    latencyUs: (elapsedUs * inFlight) / done,
+  };
 }
 
 /**
- * Section 1: calls/s of `RedisBucketStore.consume`, rate-limiter-flexible's `RateLimiterRedis.consume`
- * and a `return 1` script (the floor: one EVALSHA round trip that does no work), all through the same
- * ioredis client, 64 in flight over 1,000 keys, alternating variants round by round.
+ * Section 1: calls/s of `RedisBucketStore.consume` (batched, its default; with the plugin's deadline;
+ * unbatched), rate-limiter-flexible's `RateLimiterRedis.consume` and a `return 1` script (the floor:
+ * one EVALSHA round trip per call that does no work), all through the same ioredis client, 64 in
+ * flight over 1,000 keys, alternating variants round by round; then the latency of one call at a
+ * time, batched and unbatched.
  */
 export async function storeThroughput(options: StoreThroughputOptions): Promise<SectionResult> {
   const started = performance.now();
   const { client, store, inFlight, keys, rounds, seconds } = options;
   client.defineCommand('benchFloor', { numberOfKeys: 1, lua: 'return 1' });
   const floorClient = client as unknown as FloorClient;
+  const unbatchedStore = new RedisBucketStore(client, { prefix: 'bench-unbatched:', batch: false });
   // Budgets far above what a run can spend: every call is an allowed consume that writes.
   const policy = { capacity: 1e12, refillPerSecond: 1e6 };
   const limiter = new RateLimiterRedis({
@@ -92,81 +116,114 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
     duration: 3600,
   });
 
-  const ours: Variant = { name: 'RedisBucketStore.consume', call: (key) => store.consume(`user-${key}`, 1, policy) };
+  const ours: Variant = {
+    name: 'RedisBucketStore.consume (batched)',
+    call: (key) => store.consume(`user-${key}`, 1, policy),
+  };
   // As the plugin calls it: with a deadline (its default storeTimeoutMs), which adds a timer per call.
   let deadlineMisses = 0;
   const withDeadline: Variant = {
-    name: 'RedisBucketStore.consume, timeoutMs 50',
+    name: 'RedisBucketStore.consume (batched), timeoutMs 50',
     call: (key) =>
       store.consume(`user-${key}`, 1, policy, { timeoutMs: 50 }).catch(() => {
         deadlineMisses++;
       }),
+  };
+  const unbatched: Variant = {
+    name: 'RedisBucketStore.consume, batch: false',
+    call: (key) => unbatchedStore.consume(`user-${key}`, 1, policy),
   };
   const rlf: Variant = { name: 'RateLimiterRedis.consume', call: (key) => limiter.consume(`user-${key}`, 1) };
   const floor: Variant = {
     name: '`return 1` script (floor)',
     call: (key) => floorClient.benchFloor(`bench-floor:user-${key}`),
   };
-  const variants = [ours, withDeadline, rlf, floor];
+  const variants = [ours, withDeadline, unbatched, rlf, floor];
 
   // Warm-up: loads the scripts, fills the connection's buffers and lets V8 optimise each path.
   for (const variant of variants) await measure(client, variant, keys, inFlight, Math.min(0.5, seconds));
 
-  const samples = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
-  const nodeCpu = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
-  const redisCpu = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
-  const oursToFloor: number[] = [];
-  const rlfToFloor: number[] = [];
+  const samples = new Map<Variant, Sample[]>(variants.map((variant) => [variant, []]));
+  const toFloor = new Map<Variant, number[]>(variants.map((variant) => [variant, []]));
   const oursToRlf: number[] = [];
-  const deadlineToFloor: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const perRound = new Map<Variant, number>();
     for (const variant of rotate(variants, round)) {
       const sample = await measure(client, variant, keys, inFlight, seconds);
       perRound.set(variant, sample.rate);
-      samples.get(variant)!.push(sample.rate);
-      nodeCpu.get(variant)!.push(sample.nodeCpu);
-      redisCpu.get(variant)!.push(sample.redisCpu);
+      samples.get(variant)!.push(sample);
     }
-    oursToFloor.push(perRound.get(ours)! / perRound.get(floor)!);
-    rlfToFloor.push(perRound.get(rlf)! / perRound.get(floor)!);
+    for (const variant of variants) toFloor.get(variant)!.push(perRound.get(variant)! / perRound.get(floor)!);
     oursToRlf.push(perRound.get(ours)! / perRound.get(rlf)!);
-    deadlineToFloor.push(perRound.get(withDeadline)! / perRound.get(floor)!);
   }
 
-  const value = (variant: Variant): string => {
-    const [low, high] = range(samples.get(variant)!);
-    const cpu = `Node ${formatUs(median(nodeCpu.get(variant)!))} + Redis ${formatUs(median(redisCpu.get(variant)!))} CPU/call`;
-    return `${formatInt(median(samples.get(variant)!))} calls/s (${formatInt(low)}–${formatInt(high)}); ${cpu}`;
-  };
-  const metrics = (variant: Variant, ratios?: number[]): Record<string, number> => ({
-    callsPerSecondMedian: median(samples.get(variant)!),
-    nodeCpuMicrosPerCall: median(nodeCpu.get(variant)!),
-    redisCpuMicrosPerCall: median(redisCpu.get(variant)!),
-    ...Object.fromEntries(samples.get(variant)!.map((rate, round) => [`round${round}`, rate])),
-    ...(ratios ? Object.fromEntries(ratios.map((ratio, round) => [`ratioRound${round}`, ratio])) : {}),
-  });
+  // One call at a time: batching must not make a lone call wait for company that is not coming.
+  const alone = [ours, unbatched, floor];
+  const latency = new Map<Variant, number[]>(alone.map((variant) => [variant, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of rotate(alone, round)) {
+      latency.get(variant)!.push((await measure(client, variant, keys, 1, Math.min(seconds, 0.5))).latencyUs);
+    }
+  }
+  const loneRatios = latency.get(ours)!.map((us, round) => us / latency.get(unbatched)![round]!);
 
+  const of = (variant: Variant, field: keyof Sample): number => median(samples.get(variant)!.map((s) => s[field]));
+  const value = (variant: Variant): string => {
+    const [low, high] = range(samples.get(variant)!.map((s) => s.rate));
+    const script = variant === rlf ? '' : `, scripts ${formatUs(of(variant, 'scriptUs'))}`;
+    const cpu = `Node ${formatUs(of(variant, 'nodeCpu'))} + Redis ${formatUs(of(variant, 'redisCpu'))} CPU/call${script}`;
+    return `${formatInt(of(variant, 'rate'))} calls/s (${formatInt(low)}–${formatInt(high)}); ${cpu}`;
+  };
+  const metrics = (variant: Variant): Record<string, number> => ({
+    callsPerSecondMedian: of(variant, 'rate'),
+    nodeCpuMicrosPerCall: of(variant, 'nodeCpu'),
+    redisCpuMicrosPerCall: of(variant, 'redisCpu'),
+    redisScriptMicrosPerCall: of(variant, 'scriptUs'),
+    ...Object.fromEntries(samples.get(variant)!.map((sample, round) => [`round${round}`, sample.rate])),
+    ...(variant === floor
+      ? {}
+      : Object.fromEntries(toFloor.get(variant)!.map((ratio, round) => [`ratioRound${round}`, ratio]))),
+  });
+  const floorRow = (variant: Variant, target?: number): Row =>
+    ratioRow(
+      variant.name,
+      value(variant),
+      metrics(variant),
+      { value: median(toFloor.get(variant)!), of: 'floor' },
+      target === undefined ? undefined : { op: '>=', target },
+    );
+  const scriptPerConsume = of(ours, 'scriptUs');
   const rows: Row[] = [
     { variant: floor.name, value: value(floor), metrics: metrics(floor) },
+    floorRow(ours, 2.0),
+    floorRow(withDeadline),
+    floorRow(unbatched, 0.95),
+    floorRow(rlf),
     ratioRow(
-      ours.name,
-      value(ours),
-      metrics(ours, oursToFloor),
-      { value: median(oursToFloor), of: 'floor' },
-      { op: '>=', target: 0.9 },
-    ),
-    ratioRow(withDeadline.name, value(withDeadline), metrics(withDeadline, deadlineToFloor), {
-      value: median(deadlineToFloor),
-      of: 'floor',
-    }),
-    ratioRow(rlf.name, value(rlf), metrics(rlf, rlfToFloor), { value: median(rlfToFloor), of: 'floor' }),
-    ratioRow(
-      'RedisBucketStore vs RateLimiterRedis',
+      'RedisBucketStore (batched) vs RateLimiterRedis',
       '',
       { ratioMedian: median(oursToRlf) },
       { value: median(oursToRlf), of: 'RateLimiterRedis' },
-      { op: '>=', target: 1.15 },
+      { op: '>=', target: 2.5 },
+    ),
+    ratioRow(
+      'Redis time per batched consume (INFO commandstats)',
+      `${formatUs(scriptPerConsume)} per consume`,
+      { microsPerConsume: scriptPerConsume },
+      { value: scriptPerConsume / 2, of: 'the 2 µs budget' },
+      { op: '<=', target: 1 },
+    ),
+    ratioRow(
+      'One call in flight: batched vs batch: false',
+      `batched ${formatUs(median(latency.get(ours)!))}, batch: false ${formatUs(median(latency.get(unbatched)!))}, ` +
+        `floor ${formatUs(median(latency.get(floor)!))} per call`,
+      {
+        batchedMicros: median(latency.get(ours)!),
+        unbatchedMicros: median(latency.get(unbatched)!),
+        floorMicros: median(latency.get(floor)!),
+      },
+      { value: median(loneRatios), of: 'batch: false latency' },
+      { op: '<=', target: 1.05 },
     ),
   ];
   return {
@@ -174,11 +231,16 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
     title: '1. Store throughput',
     method:
       `${inFlight} calls in flight over one ioredis client, ${formatInt(keys)} keys, cost 1 (always allowed); ` +
-      `${alternatingRounds(rounds)} of ${seconds} s per variant; ratios are the median of the per-round ratios.`,
+      `${alternatingRounds(rounds)} of ${seconds} s per variant; ratios are the median of the per-round ratios. ` +
+      '"scripts" is the time Redis spent running scripts per call (INFO commandstats usec of EVAL and EVALSHA). ' +
+      'Then one call at a time for up to 0.5 s per variant and round: mean latency.',
     rows,
     notes: [
-      goalNote('RedisBucketStore vs the floor', rows[1]!),
-      goalNote('RedisBucketStore vs RateLimiterRedis', rows[4]!),
+      goalNote('Batched RedisBucketStore vs the floor', rows[1]!),
+      goalNote('Unbatched RedisBucketStore vs the floor', rows[3]!),
+      goalNote('Batched RedisBucketStore vs RateLimiterRedis', rows[5]!),
+      goalNote('Redis time per batched consume', rows[6]!),
+      goalNote('Latency of a lone batched call', rows[7]!),
       deadlineMisses > 0
         ? `${formatInt(deadlineMisses)} consumes with timeoutMs 50 missed their deadline (counted as calls).`
         : undefined,

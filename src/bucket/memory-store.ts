@@ -1,7 +1,22 @@
-import { bucketStep, TICKS_PER_US, toBucketResult, type BucketOp, type BucketState } from './bucket-math.js';
+import {
+  bucketStep,
+  TICKS_PER_US,
+  toBucketResult,
+  type BucketOp,
+  type BucketState,
+  type BucketStep,
+} from './bucket-math.js';
 import { BucketTable } from './bucket-table.js';
-import { checkCall, checkNumber } from './validate.js';
-import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
+import { allowedResult, deniedResult } from './multi-charge.js';
+import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import type {
+  BucketCallOptions,
+  BucketLimit,
+  BucketPolicy,
+  BucketResult,
+  BucketStore,
+  MultiBucketResult,
+} from './types.js';
 
 /** Options of `MemoryBucketStore`. */
 export interface MemoryBucketStoreOptions {
@@ -42,6 +57,10 @@ const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
  * synchronous underneath, so every call meets its `timeoutMs`. Memory is bounded by `maxKeys`
  * (eviction drops the buckets closest to full first); buckets of `refillPerSecond` 0 never refill
  * and so stay until refunded or evicted.
+ *
+ * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`): one clock reading for all of
+ * them, and a consume takes the cost from every bucket or from none, as one Redis script call
+ * does. Hash tags are ignored: a bucket is its key.
  */
 export class MemoryBucketStore implements BucketStore {
   /** key → state (see `bucketStep`), ordered by closeness to full. */
@@ -73,17 +92,61 @@ export class MemoryBucketStore implements BucketStore {
 
   async consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, 'cost', cost, policy, options);
-    return this.#run(key, 'consume', cost, policy);
+    return this.#run(key, 'consume', cost, policy, this.#nowUs());
   }
 
   async refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, 'amount', amount, policy, options);
-    return this.#run(key, 'refund', amount, policy);
+    return this.#run(key, 'refund', amount, policy, this.#nowUs());
   }
 
   async peek(key: string, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, undefined, 0, policy, options);
-    return this.#run(key, 'peek', 0, policy);
+    return this.#run(key, 'peek', 0, policy, this.#nowUs());
+  }
+
+  async consumeAll(
+    limits: readonly BucketLimit[],
+    cost: number,
+    options?: BucketCallOptions,
+  ): Promise<MultiBucketResult> {
+    checkLimits(limits);
+    checkNumber('cost', cost, false);
+    checkCallOptions(options);
+    const nowUs = this.#nowUs();
+    const steps = limits.map((limit) => bucketStep(this.#buckets.get(limit.key), 'consume', cost, limit.policy, nowUs));
+    if (steps.every((step) => step.reply.status === 'ok')) {
+      const results = limits.map((limit, index) =>
+        this.#keep(limit.key, steps[index] as BucketStep, cost, limit.policy, nowUs),
+      );
+      return allowedResult(results);
+    }
+    // Denied: nothing is written; a bucket that could pay is reported as it stands (as peek reads it).
+    const results = limits.map((limit, index) => {
+      const step = steps[index] as BucketStep;
+      if (step.reply.status !== 'ok') return this.#keep(limit.key, step, cost, limit.policy, nowUs);
+      return this.#run(limit.key, 'peek', cost, limit.policy, nowUs);
+    });
+    return deniedResult(results);
+  }
+
+  async refundAll(
+    limits: readonly BucketLimit[],
+    amount: number,
+    options?: BucketCallOptions,
+  ): Promise<BucketResult[]> {
+    checkLimits(limits);
+    checkNumber('amount', amount, false);
+    checkCallOptions(options);
+    const nowUs = this.#nowUs();
+    return limits.map((limit) => this.#run(limit.key, 'refund', amount, limit.policy, nowUs));
+  }
+
+  async peekAll(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]> {
+    checkLimits(limits);
+    checkCallOptions(options);
+    const nowUs = this.#nowUs();
+    return limits.map((limit) => this.#run(limit.key, 'peek', 0, limit.policy, nowUs));
   }
 
   /** Drops every bucket that has refilled; returns how many were dropped. */
@@ -93,17 +156,22 @@ export class MemoryBucketStore implements BucketStore {
     return dropped;
   }
 
-  #run(key: string, op: BucketOp, amount: number, policy: BucketPolicy): BucketResult {
-    const nowUs = this.#nowUs();
+  /** One operation at `nowUs`; a peek answers with `amount` as its cost (0 from `peek`). */
+  #run(key: string, op: BucketOp, amount: number, policy: BucketPolicy, nowUs: number): BucketResult {
+    const step = bucketStep(this.#buckets.get(key), op, amount, policy, nowUs);
+    return this.#keep(key, step, amount, policy, nowUs);
+  }
+
+  /** Keeps what `step` computed for `key` and answers with it. */
+  #keep(key: string, step: BucketStep, cost: number, policy: BucketPolicy, nowUs: number): BucketResult {
     const stored = this.#buckets.get(key);
-    const step = bucketStep(stored, op, amount, policy, nowUs);
     if (step.write) {
       if (step.state === undefined) this.#buckets.delete(key);
       else this.#insert(key, step.state);
     } else if (stored !== undefined && stored.rate > 0 && stored.value <= nowUs * TICKS_PER_US) {
       this.#buckets.delete(key); // refilled: a full bucket is not kept
     }
-    return toBucketResult(step.reply, op === 'peek' ? 0 : amount, policy.capacity);
+    return toBucketResult(step.reply, cost, policy.capacity);
   }
 
   /** Keeps `state` for `key`; one bucket too many drops the one closest to full (maybe this one). */

@@ -3,10 +3,12 @@
  * do not import `ioredis` (an optional peer): a project that uses only `MemoryBucketStore` compiles
  * without it, and an ioredis `Redis` or `Cluster` fits as it is, without a cast.
  *
- * Besides the members below, the store calls the command it defines: after
- * `defineCommand(name, { numberOfKeys: 1, lua })` the client has a method `name(key, ...args)`
- * that runs the script with `EVALSHA`, falling back to `EVAL` when Redis answers `NOSCRIPT`
- * (ioredis does exactly this), and resolves with the script's reply.
+ * Besides the members below, the store calls the commands it defines: after
+ * `defineCommand(name, { numberOfKeys: n, lua })` the client has a method `name(...keys, ...args)`
+ * (n keys) that runs the script with `EVALSHA`, falling back to `EVAL` when Redis answers
+ * `NOSCRIPT` (ioredis does exactly this), and resolves with the script's reply. The store defines
+ * one such command per number of keys it sends. On a Cluster the client sends it to the node
+ * serving the first key's slot (the store only sends keys of one slot together).
  */
 export interface RedisBucketClient {
   /** Registers a Lua script as a command of the client (ioredis `defineCommand`). */

@@ -1,11 +1,29 @@
 import clusterKeySlot from 'cluster-key-slot';
 import { bucketKey } from './bucket-key.js';
 import { toBucketResult, type BucketOp, type BucketReply } from './bucket-math.js';
-import { bucketArgs, defineBucketCommand, parseBucketReply, type ExpiredReply } from './bucket-script.js';
+import {
+  bucketScriptArgs,
+  defineBucketCommand,
+  parseBucketScriptReply,
+  type BucketCommand,
+  type BucketOpReply,
+  type BucketScriptOp,
+  type BucketScriptReply,
+} from './bucket-script.js';
 import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
+import { allowedResult, consumeGroupsInOrder, deniedResult, type GroupCalls } from './multi-charge.js';
+import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
-import { checkCall } from './validate.js';
-import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from './types.js';
+import { batchOptions, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
+import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import type {
+  BucketCallOptions,
+  BucketLimit,
+  BucketPolicy,
+  BucketResult,
+  BucketStore,
+  MultiBucketResult,
+} from './types.js';
 
 /** Options of `RedisBucketStore`. */
 export interface RedisBucketStoreOptions {
@@ -15,6 +33,19 @@ export interface RedisBucketStoreOptions {
    * @default 'gb:'
    */
   prefix?: string;
+  /**
+   * Batching: the operations issued in the same event-loop turn (in the same callback when no
+   * call of the store is awaiting Redis) whose keys can go in one script call (any keys on a
+   * single node; keys of one slot on a Cluster) are sent as one call, which
+   * applies them in order and answers each as if it had been sent alone (the same results, the
+   * same state, each with its own deadline; one `TIME` for the call). This pays Redis' and the
+   * client's per-command cost once for many operations. `false` sends every operation in a call
+   * of its own; an object sets the window and the cap (see `BatchOptions`). A lone operation
+   * leaves as soon as the callback that issued it has run: batching never waits for company that
+   * is not coming.
+   * @default true (`{ windowUs: 0, maxOperations: 32 }`)
+   */
+  batch?: boolean | BatchOptions;
 }
 
 const DEFAULT_PREFIX = 'gb:';
@@ -22,18 +53,11 @@ const DEFAULT_PREFIX = 'gb:';
 /** The partition of every bucket on a single Redis node (`partitionOf`). */
 const SINGLE_NODE_PARTITION = 'redis';
 
-/** A clock sample older than this is replaced by the next one, even a less precise one (µs). */
-const CLOCK_REFRESH_US = 5_000_000;
-
-/** Lower bound of (Redis time − local time) from one round trip, and when it was taken. */
-interface ClockSample {
-  offsetUs: number;
-  takenUs: number;
-}
-
-/** Local monotonic time (µs). */
-function localUs(): number {
-  return performance.now() * 1000;
+/** The buckets of an operation that the script refused or ran too late raise this. */
+function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketReply[] {
+  if (Array.isArray(reply)) return reply;
+  if (reply instanceof BucketStoreError) throw reply;
+  throw new BucketStoreTimeoutError(timeoutMs ?? 0);
 }
 
 /**
@@ -44,15 +68,21 @@ function localUs(): number {
  * result or a `BucketStoreTimeoutError`. The script also receives the deadline in Redis time and
  * refuses to do anything when Redis runs it later, so a command that reaches Redis late (held in
  * ioredis' offline queue, retried after a reconnect, or sent to a paused server) has no effect.
- * Redis time is derived from the local monotonic clock plus the offset (Redis − local) measured from
- * the `now` every reply carries: each reply gives a lower bound (Redis time − local receive time),
- * the store keeps the largest (the one with the shortest round trip) and replaces it with a fresh
- * one after 5 s; before the first reply it sends one `TIME` under the same timeout. Because the
- * bound is low, the script's deadline is never later than the local one (it may be earlier by up
- * to one round trip, which only turns an answer into a timeout). Caveats: a Redis clock that steps
- * backwards, or Cluster nodes whose clocks disagree, widen the window by that amount. A consume
- * that Redis ran just before the deadline but whose reply arrived after it is given back with a
- * refund, so a timed-out consume costs nothing; a timed-out refund may still have been applied.
+ * Redis time is derived from the local monotonic clock and the Redis time every reply carries
+ * (`RedisClock`); before the first reply the store sends one `TIME` under the same timeout. The
+ * script's deadline is never later than the local one (it may be earlier by up to one round
+ * trip, which only turns an answer into a timeout). A consume that Redis ran just before the
+ * deadline but whose reply arrived after it is given back with a refund, so a timed-out consume
+ * costs nothing; a timed-out refund may still have been applied.
+ *
+ * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`): on a single node, one script
+ * call for all of them, atomic across the keys (one `TIME`, nothing written anywhere on a
+ * denial). On a Cluster, the buckets whose keys share a slot (the same `hashTag`, or keys that
+ * happen to hash alike) go in one atomic call; groups in different slots are charged one after
+ * another in the order the limits first name them, and a later group's denial gives back what
+ * the earlier ones took (`consumeGroupsInOrder`): a concurrent charge may then be denied
+ * spuriously, but none is ever admitted that a bucket could not pay. Each group's call carries the
+ * deadline; a group that misses it gives back the earlier groups' takes.
  *
  * Partitions (`partitionOf`, for the plugin's circuit breakers): a single node is one partition; on
  * a Cluster, the master that serves the bucket key's slot in the client's slot map, so a failing
@@ -69,10 +99,10 @@ function localUs(): number {
  */
 export class RedisBucketStore implements BucketStore {
   readonly #client: RedisBucketClient;
-  readonly #command: (key: string, ...args: string[]) => Promise<unknown>;
+  readonly #command: BucketCommand;
   readonly #prefix: string;
-  #clock: ClockSample | undefined;
-  #clockRequest: Promise<void> | undefined;
+  readonly #clock: RedisClock;
+  readonly #batcher: ScriptBatcher | undefined;
 
   constructor(client: RedisBucketClient, options: RedisBucketStoreOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.defineCommand !== 'function') {
@@ -80,77 +110,205 @@ export class RedisBucketStore implements BucketStore {
     }
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new TypeError(`options.prefix must be a string, got ${typeof prefix}`);
+    const batch = batchOptions(options.batch);
     this.#client = client;
     this.#prefix = prefix;
     this.#command = defineBucketCommand(client);
+    this.#clock = new RedisClock(client);
+    const groupOf = client.isCluster ? (op: BucketScriptOp) => clusterKeySlot(op.keys[0] as string) : () => 0;
+    this.#batcher = batch && new ScriptBatcher((ops) => this.#send(ops), groupOf, batch);
   }
 
   /**
    * Where `key`'s bucket lives: `'redis'` over a single node; over a Cluster, the `host:port` of the
    * master serving the bucket key's slot in the client's current slot map (ioredis refreshes it
    * after a failover, so a promoted replica is a new partition), or `slot N` while the slot map
-   * is not known. Cheap: the bucket key and a CRC16 over it, no Redis call.
+   * is not known. With a `hashTag`, the slot of the tagged key (see `bucketKey`). Cheap: the
+   * bucket key and a CRC16 over it, no Redis call.
    */
-  partitionOf(key: string): string {
+  partitionOf(key: string, hashTag?: string): string {
     const client = this.#client;
     if (!client.isCluster) return SINGLE_NODE_PARTITION;
-    const slot = clusterKeySlot(bucketKey(this.#prefix, key));
+    const slot = clusterKeySlot(bucketKey(this.#prefix, key, hashTag));
     return client.slots?.[slot]?.[0] ?? `slot ${slot}`;
   }
 
   async consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, 'cost', cost, policy, options);
-    return this.#run(key, 'consume', cost, policy, options?.timeoutMs);
+    return this.#single('consume', key, cost, policy, options?.timeoutMs);
   }
 
   async refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, 'amount', amount, policy, options);
-    return this.#run(key, 'refund', amount, policy, options?.timeoutMs);
+    return this.#single('refund', key, amount, policy, options?.timeoutMs);
   }
 
   async peek(key: string, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, undefined, 0, policy, options);
-    return this.#run(key, 'peek', 0, policy, options?.timeoutMs);
+    return this.#single('peek', key, 0, policy, options?.timeoutMs);
   }
 
-  async #run(
-    identity: string,
-    op: BucketOp,
+  async consumeAll(
+    limits: readonly BucketLimit[],
+    cost: number,
+    options?: BucketCallOptions,
+  ): Promise<MultiBucketResult> {
+    checkLimits(limits);
+    checkNumber('cost', cost, false);
+    checkCallOptions(options);
+    const timeoutMs = options?.timeoutMs;
+    const keys = limits.map((limit) => bucketKey(this.#prefix, limit.key, limit.hashTag));
+    const groups = this.#slotGroups(keys);
+    return this.#withDeadline(
+      timeoutMs,
+      async (deadlineUs) => {
+        const calls = this.#groupCalls(keys, limits, cost, deadlineUs, timeoutMs);
+        if (groups.length > 1) return consumeGroupsInOrder(groups, limits, cost, calls);
+        const results = await calls.consume(groups[0] as number[]);
+        return results.every((result) => result.allowed) ? allowedResult(results) : deniedResult(results);
+      },
+      (late) => {
+        if (!late.allowed || cost === 0) return;
+        for (const group of groups) this.#giveBack(pick(keys, group), pick(limits, group), cost);
+      },
+    );
+  }
+
+  async refundAll(
+    limits: readonly BucketLimit[],
     amount: number,
-    policy: BucketPolicy,
+    options?: BucketCallOptions,
+  ): Promise<BucketResult[]> {
+    checkLimits(limits);
+    checkNumber('amount', amount, false);
+    checkCallOptions(options);
+    return this.#eachGroup(limits, 'refund', amount, options?.timeoutMs);
+  }
+
+  async peekAll(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]> {
+    checkLimits(limits);
+    checkCallOptions(options);
+    return this.#eachGroup(limits, 'peek', 0, options?.timeoutMs);
+  }
+
+  /** One operation on one bucket. */
+  #single(op: BucketOp, identity: string, amount: number, policy: BucketPolicy, timeoutMs: number | undefined) {
+    const keys = [bucketKey(this.#prefix, identity)];
+    const policies = [policy];
+    return this.#withDeadline(
+      timeoutMs,
+      async (deadlineUs) => {
+        const [reply] = answered(await this.#submit({ op, amount, keys, policies, deadlineUs }), timeoutMs);
+        return toBucketResult(reply as BucketReply, amount, policy.capacity);
+      },
+      (late) => {
+        // Ran before the deadline but answered after it: the caller was told "timeout".
+        if (op === 'consume' && late.allowed && amount > 0) this.#giveBack(keys, [{ policy }], amount);
+      },
+    );
+  }
+
+  /** A refund or peek of several buckets: one call per slot, all at once; results in the limits' order. */
+  #eachGroup(limits: readonly BucketLimit[], op: 'refund' | 'peek', amount: number, timeoutMs: number | undefined) {
+    const keys = limits.map((limit) => bucketKey(this.#prefix, limit.key, limit.hashTag));
+    const groups = this.#slotGroups(keys);
+    return this.#withDeadline(timeoutMs, async (deadlineUs) => {
+      const results = new Array<BucketResult>(limits.length);
+      await Promise.all(
+        groups.map(async (group) => {
+          const policies = pick(limits, group).map((limit) => limit.policy);
+          const replies = answered(
+            await this.#submit({ op, amount, keys: pick(keys, group), policies, deadlineUs }),
+            timeoutMs,
+          );
+          group.forEach((index, i) => {
+            results[index] = toBucketResult(replies[i] as BucketReply, amount, (policies[i] as BucketPolicy).capacity);
+          });
+        }),
+      );
+      return results;
+    });
+  }
+
+  /**
+   * The calls of a charge of several buckets, group by group: the consume carries the deadline; the
+   * give-backs and reads that answer a denial do not (a give-back must happen even when late).
+   */
+  #groupCalls(
+    keys: readonly string[],
+    limits: readonly BucketLimit[],
+    cost: number,
+    deadlineUs: number | undefined,
     timeoutMs: number | undefined,
-  ): Promise<BucketResult> {
-    const key = bucketKey(this.#prefix, identity);
-    const cost = op === 'peek' ? 0 : amount;
-    if (timeoutMs === undefined) {
-      const reply = await this.#send(key, op, amount, policy, undefined);
-      return toBucketResult(reply as BucketReply, cost, policy.capacity);
-    }
+  ): GroupCalls {
+    const call = async (op: BucketOp, group: readonly number[], deadline: number | undefined) => {
+      const policies = pick(limits, group).map((limit) => limit.policy);
+      const scriptOp = {
+        op,
+        amount: op === 'peek' ? 0 : cost,
+        keys: pick(keys, group),
+        policies,
+        deadlineUs: deadline,
+      };
+      const replies = answered(await this.#submit(scriptOp), timeoutMs);
+      return replies.map((reply, i) => toBucketResult(reply, cost, (policies[i] as BucketPolicy).capacity));
+    };
+    return {
+      consume: (group) => call('consume', group, deadlineUs),
+      refund: (group) => call('refund', group, undefined),
+      peek: (group) => call('peek', group, undefined),
+    };
+  }
 
+  /** Gives `amount` back to the buckets at `keys`, in the background (a lost give-back only overcharges). */
+  #giveBack(keys: readonly string[], limits: readonly Pick<BucketLimit, 'policy'>[], amount: number): void {
+    const policies = limits.map((limit) => limit.policy);
+    this.#submit({ op: 'refund', amount, keys, policies }).catch(() => undefined);
+  }
+
+  /** Indexes of `keys` grouped by Cluster slot, in order of first appearance; one group on a single node. */
+  #slotGroups(keys: readonly string[]): number[][] {
+    if (!this.#client.isCluster) return [keys.map((_, index) => index)];
+    const bySlot = new Map<number, number[]>();
+    keys.forEach((key, index) => {
+      const slot = clusterKeySlot(key);
+      const group = bySlot.get(slot);
+      if (group === undefined) bySlot.set(slot, [index]);
+      else group.push(index);
+    });
+    return [...bySlot.values()];
+  }
+
+  /**
+   * Runs `work` with the call's deadline in Redis time (undefined without `timeoutMs`) and settles
+   * within `timeoutMs`: when the timer wins, the caller gets `BucketStoreTimeoutError`, and a
+   * result that arrives later goes to `undo` (a charge nobody was told about is given back).
+   */
+  #withDeadline<T>(
+    timeoutMs: number | undefined,
+    work: (deadlineUs: number | undefined) => Promise<T>,
+    undo?: (late: T) => void,
+  ): Promise<T> {
+    if (timeoutMs === undefined) return work(undefined);
     const deadlineLocalUs = localUs() + timeoutMs * 1000;
-    const work = (async () => {
-      if (this.#clock === undefined) await this.#sampleClock();
-      const deadlineUs = deadlineLocalUs + (this.#clock as ClockSample).offsetUs;
-      const reply = await this.#send(key, op, amount, policy, deadlineUs);
-      if (reply.status === 'expired') throw new BucketStoreTimeoutError(timeoutMs);
-      return toBucketResult(reply, cost, policy.capacity);
-    })();
-
-    return new Promise<BucketResult>((resolve, reject) => {
+    const clock = this.#clock;
+    const running = clock.known
+      ? work(clock.redisUs(deadlineLocalUs))
+      : clock.sample().then(() => work(clock.redisUs(deadlineLocalUs)));
+    return new Promise<T>((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
         reject(new BucketStoreTimeoutError(timeoutMs));
       }, timeoutMs);
-      work.then(
+      running.then(
         (result) => {
           clearTimeout(timer);
           if (!settled) {
             settled = true;
             resolve(result);
-          } else if (op === 'consume' && result.allowed && amount > 0) {
-            // Ran before the deadline but answered after it: the caller was told "timeout".
-            this.#send(key, 'refund', amount, policy, undefined).catch(() => undefined);
+          } else {
+            undo?.(result);
           }
         },
         (error: unknown) => {
@@ -164,54 +322,28 @@ export class RedisBucketStore implements BucketStore {
     });
   }
 
-  async #send(
-    key: string,
-    op: BucketOp,
-    amount: number,
-    policy: BucketPolicy,
-    deadlineUs: number | undefined,
-  ): Promise<BucketReply | ExpiredReply> {
-    const call = { op, amount, capacity: policy.capacity, refillPerSecond: policy.refillPerSecond, deadlineUs };
-    const args = bucketArgs(call);
+  /** Sends one operation: in the open batch of its slot, or (batching off) in a call of its own. */
+  #submit(op: BucketScriptOp): Promise<BucketOpReply> {
+    if (this.#batcher) return this.#batcher.submit(op);
+    return this.#send([op]).then(
+      ({ replies }) => replies[0] as BucketOpReply,
+      (error: unknown) => {
+        throw failure(op, error);
+      },
+    );
+  }
+
+  /** One script call for `ops` (keys of one slot); learns the Redis clock from its reply. */
+  async #send(ops: readonly BucketScriptOp[]): Promise<BucketScriptReply> {
     const sentUs = localUs();
-    let raw: unknown;
-    try {
-      raw = await this.#command(key, ...args);
-    } catch (error) {
-      throw new BucketStoreError(`Redis bucket ${op} failed: ${(error as Error)?.message ?? String(error)}`, {
-        cause: error,
-      });
-    }
-    const reply = parseBucketReply(raw, call);
-    this.#observe(reply.nowUs, sentUs, localUs());
+    const [keyCount, ...args] = bucketScriptArgs(ops) as [string, ...string[]];
+    const raw = await this.#command(keyCount, ...args);
+    const reply = parseBucketScriptReply(raw, ops);
+    this.#clock.observe(reply.nowUs, sentUs, localUs());
     return reply;
   }
+}
 
-  /** Gets a first clock sample with `TIME` (one request at a time, shared by concurrent calls). */
-  #sampleClock(): Promise<void> {
-    this.#clockRequest ??= (async () => {
-      try {
-        const sentUs = localUs();
-        const [seconds, micros] = (await this.#client.time()) as unknown[];
-        this.#observe(Number(seconds) * 1_000_000 + Number(micros), sentUs, localUs());
-      } catch (error) {
-        throw new BucketStoreError(`Redis TIME failed: ${(error as Error)?.message ?? String(error)}`, {
-          cause: error,
-        });
-      } finally {
-        this.#clockRequest = undefined;
-      }
-    })();
-    return this.#clockRequest;
-  }
-
-  /** Redis ran the command at some local instant in [sent, received]: keep the tightest lower bound. */
-  #observe(redisUs: number, sentUs: number, receivedUs: number): void {
-    if (!Number.isFinite(redisUs) || receivedUs < sentUs) return;
-    const offsetUs = redisUs - receivedUs;
-    const current = this.#clock;
-    if (current === undefined || offsetUs > current.offsetUs || receivedUs - current.takenUs > CLOCK_REFRESH_US) {
-      this.#clock = { offsetUs, takenUs: receivedUs };
-    }
-  }
+function pick<T>(values: readonly T[], indexes: readonly number[]): T[] {
+  return indexes.map((index) => values[index] as T);
 }

@@ -68,8 +68,12 @@ export interface BucketLimit {
   /**
    * Buckets with the same hash tag live in one Redis Cluster slot, so one atomic script call
    * charges them together; buckets in different slots are charged one slot after another (see
-   * `consumeAll`). The slot follows from the tag (mapped like a key: user text never picks it).
-   * A bucket's tag must not change between calls. Ignored by stores without slots.
+   * `consumeAll`). The slot follows from the tag (mapped like a key: user text never picks it;
+   * see `bucketKey`). In Redis the tag is part of where the bucket is kept: the same key with
+   * another tag, or with none, is another bucket (a limit without a tag is the bucket `consume`
+   * uses for that key). So a bucket's tag must not change between calls, and refunds and reads go
+   * through `refundAll` / `peekAll` with the same limits. Ignored by stores without slots
+   * (`MemoryBucketStore`: a bucket is its key).
    * @default undefined (the bucket's own key decides where it lives)
    */
   readonly hashTag?: string;
@@ -80,8 +84,11 @@ export interface MultiBucketResult {
   /** True when every bucket held the cost and each was charged; false when nothing was taken anywhere. */
   allowed: boolean;
   /**
-   * One result per bucket, in the order given: the bucket after the charge when allowed, the bucket
-   * as it stands when denied (each result's `allowed` says whether that bucket alone could pay).
+   * One result per bucket, in the order given, each with `cost` the charge's cost: the bucket after
+   * the charge when allowed, the bucket as it stands when denied (each result's `allowed` says
+   * whether that bucket alone could pay, its `retryAfterMs` how long until it can). Across Cluster
+   * slots "as it stands" is after the give-back for the slots charged before the denial, and as
+   * read just after it for the slots after; a bucket that could not be read is reported full.
    */
   results: BucketResult[];
   /**
@@ -91,7 +98,8 @@ export interface MultiBucketResult {
   retryAfterMs: number;
   /**
    * The index of the bucket that decides: when denied, the one with the longest wait (the one
-   * `retryAfterMs` comes from); when allowed, the one with the fewest tokens left.
+   * `retryAfterMs` comes from; the first that never can when it is -1); when allowed, the one with
+   * the fewest tokens left. The first of equals.
    */
   binding: number;
 }
@@ -116,14 +124,25 @@ export interface BucketStore {
   /**
    * Takes `cost` tokens from every bucket if each holds them; otherwise takes nothing from any.
    * Atomic where the store can make it so (one Redis node; buckets of one Cluster slot). Buckets in
-   * different Cluster slots are charged one slot after another, in the order given, and a later
-   * denial gives back what the earlier ones took: a concurrent charge may then be denied
-   * spuriously, but no charge is ever admitted that one bucket could not pay.
+   * different Cluster slots are charged one slot after another, in the order the limits first name
+   * them, and a later denial gives back what the earlier ones took (`consumeInOrder`): a concurrent
+   * charge may then be denied spuriously, but no charge is ever admitted that one bucket could not
+   * pay. Give the contended buckets (shared by many callers) last.
+   *
+   * `limits` must name 1 to 64 buckets, each key at most once (otherwise `RangeError`).
+   * With `timeoutMs`, a charge that reaches the store after its deadline takes nothing anywhere
+   * and rejects with `BucketStoreTimeoutError` (across slots: a slot that misses it gives back the
+   * earlier slots' takes); one that was applied but answered late is given back. When a give-back
+   * fails (the store unreachable), its buckets stay charged: the caller pays, nothing is admitted.
    * @default undefined (the plugin charges the buckets one by one in that way)
    */
   consumeAll?(limits: readonly BucketLimit[], cost: number, options?: BucketCallOptions): Promise<MultiBucketResult>;
-  /** Gives `amount` tokens back to every bucket (never beyond its capacity); one result per bucket. */
+  /**
+   * Gives `amount` tokens back to every bucket (never beyond its capacity); one result per bucket,
+   * in the order given. Across Cluster slots each slot is one call; a timeout may leave some
+   * refunded and others not.
+   */
   refundAll?(limits: readonly BucketLimit[], amount: number, options?: BucketCallOptions): Promise<BucketResult[]>;
-  /** Reads every bucket without changing any; one result per bucket. */
+  /** Reads every bucket without changing any; one result per bucket, in the order given (cost 0). */
   peekAll?(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]>;
 }

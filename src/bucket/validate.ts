@@ -3,9 +3,10 @@
  * is a programmer error and throws `TypeError` (wrong type) or `RangeError` (wrong value) naming
  * the argument.
  */
-import type { BucketCallOptions, BucketPolicy } from './types.js';
+import type { BucketCallOptions, BucketLimit, BucketPolicy } from './types.js';
 
-function describe(value: unknown): string {
+/** A value as an error message shows it. */
+export function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null) return 'null';
@@ -31,19 +32,57 @@ export const MAX_REFILL_SECONDS = 1e9;
 
 /**
  * Throws unless `policy` has a finite `capacity` > 0, a finite `refillPerSecond` ≥ 0, and (when it
- * refills) refills from empty within `MAX_REFILL_SECONDS`.
+ * refills) refills from empty within `MAX_REFILL_SECONDS`. `name` is how messages call it.
  */
-export function checkPolicy(policy: unknown): asserts policy is BucketPolicy {
+export function checkPolicy(policy: unknown, name = 'policy'): asserts policy is BucketPolicy {
   if (typeof policy !== 'object' || policy === null) {
-    throw new TypeError(`policy must be an object { capacity, refillPerSecond }, got ${describe(policy)}`);
+    throw new TypeError(`${name} must be an object { capacity, refillPerSecond }, got ${describe(policy)}`);
   }
   const { capacity, refillPerSecond } = policy as Record<string, unknown>;
-  checkNumber('policy.capacity', capacity, true);
-  checkNumber('policy.refillPerSecond', refillPerSecond, false);
+  checkNumber(`${name}.capacity`, capacity, true);
+  checkNumber(`${name}.refillPerSecond`, refillPerSecond, false);
   if (refillPerSecond > 0 && capacity / refillPerSecond > MAX_REFILL_SECONDS) {
     throw new RangeError(
-      `policy.capacity / policy.refillPerSecond (seconds to refill) must be at most ${MAX_REFILL_SECONDS}, got ${capacity / refillPerSecond}`,
+      `${name}.capacity / ${name}.refillPerSecond (seconds to refill) must be at most ${MAX_REFILL_SECONDS}, got ${capacity / refillPerSecond}`,
     );
+  }
+}
+
+/** Most buckets one charge of several may name (each is a key of one script call). */
+export const MAX_LIMITS = 64;
+
+/**
+ * Throws unless `limits` is an array of 1 to `MAX_LIMITS` `{ key, policy, hashTag? }` whose keys
+ * all differ (a bucket appears once in a charge), each with a valid policy and an absent or string
+ * hash tag.
+ */
+export function checkLimits(limits: unknown): asserts limits is readonly BucketLimit[] {
+  if (!Array.isArray(limits)) {
+    throw new TypeError(`limits must be an array of { key, policy, hashTag? }, got ${describe(limits)}`);
+  }
+  if (limits.length === 0) throw new RangeError('limits must name at least one bucket, got an empty array');
+  if (limits.length > MAX_LIMITS) {
+    throw new RangeError(`limits must name at most ${MAX_LIMITS} buckets, got ${limits.length}`);
+  }
+  const seen = new Map<string, number>();
+  for (const [index, limit] of (limits as unknown[]).entries()) {
+    const name = `limits[${index}]`;
+    if (typeof limit !== 'object' || limit === null) {
+      throw new TypeError(`${name} must be an object { key, policy, hashTag? }, got ${describe(limit)}`);
+    }
+    const { key, policy, hashTag } = limit as Record<string, unknown>;
+    if (typeof key !== 'string') throw new TypeError(`${name}.key must be a string, got ${describe(key)}`);
+    checkPolicy(policy, `${name}.policy`);
+    if (hashTag !== undefined && typeof hashTag !== 'string') {
+      throw new TypeError(`${name}.hashTag must be a string or undefined, got ${describe(hashTag)}`);
+    }
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      throw new RangeError(
+        `${name}.key repeats limits[${earlier}].key ${JSON.stringify(key)}: each bucket appears once`,
+      );
+    }
+    seen.set(key, index);
   }
 }
 

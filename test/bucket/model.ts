@@ -274,3 +274,54 @@ export function answerMismatch(
   if (problems.length === 0) return undefined;
   return `${problems.join(', ')}: expected ${JSON.stringify(want)} (tokens ${expected.tokens.toNumber()}), got ${JSON.stringify(actual)}`;
 }
+
+/** What the model answers for a charge of several buckets at once. */
+export interface MultiModelAnswer {
+  allowed: boolean;
+  answers: ModelAnswer[];
+  retryAfterMs: number;
+  binding: number;
+}
+
+/**
+ * Takes `cost` from every bucket if each holds it, otherwise from none (the rule of `consumeAll`):
+ * every bucket answers as a consume of its own would have been decided; when nothing was taken,
+ * one that could pay answers as it stands (a peek, asked for `cost`). The wait is the longest of
+ * the buckets' waits, -1 when one never can; the binding bucket is the one it comes from (denied)
+ * or the one with the fewest tokens left (allowed), the first of equals.
+ */
+export function consumeAllModel(
+  models: readonly BucketModel[],
+  policies: readonly BucketPolicy[],
+  cost: number,
+  nowUs: bigint,
+): MultiModelAnswer {
+  const c = Fraction.of(cost);
+  const pays = models.map(
+    (model, i) =>
+      c.cmp(Fraction.of((policies[i] as BucketPolicy).capacity)) <= 0 &&
+      model.tokens(policies[i] as BucketPolicy, nowUs).cmp(c) >= 0,
+  );
+  if (pays.every(Boolean)) {
+    const answers = models.map((model, i) => model.consume(cost, policies[i] as BucketPolicy, nowUs));
+    let binding = 0;
+    answers.forEach((answer, i) => {
+      if (answer.result.remaining < (answers[binding] as ModelAnswer).result.remaining) binding = i;
+    });
+    return { allowed: true, answers, retryAfterMs: 0, binding };
+  }
+  const answers = models.map((model, i) => {
+    const policy = policies[i] as BucketPolicy;
+    if (!pays[i]) return model.consume(cost, policy, nowUs);
+    const peek = model.peek(policy, nowUs);
+    return { ...peek, result: { ...peek.result, cost } };
+  });
+  const never = answers.findIndex((answer) => !answer.result.allowed && answer.result.retryAfterMs < 0);
+  if (never >= 0) return { allowed: false, answers, retryAfterMs: -1, binding: never };
+  let binding = -1;
+  answers.forEach((answer, i) => {
+    if (answer.result.allowed) return;
+    if (binding < 0 || answer.result.retryAfterMs > (answers[binding] as ModelAnswer).result.retryAfterMs) binding = i;
+  });
+  return { allowed: false, answers, retryAfterMs: (answers[binding] as ModelAnswer).result.retryAfterMs, binding };
+}

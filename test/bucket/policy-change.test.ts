@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_SCRIPT, bucketArgs } from '../../src/bucket/bucket-script.js';
+import { BUCKET_SCRIPT, bucketScriptArgs } from '../../src/bucket/bucket-script.js';
 import type { BucketPolicy } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { clockAhead, clockedMemory, clockedRedis, type ClockedStore } from './clocked-stores.js';
@@ -108,13 +108,22 @@ describe.each([
 
 describe('what Redis keeps', () => {
   const key = (name: string) => `kept${run++}:${name}`;
-  const call = (name: string, op: 'consume' | 'refund' | 'peek', amount: number, policy: BucketPolicy, ms = 0) =>
-    client.eval(
-      BUCKET_SCRIPT,
-      1,
-      name,
-      ...bucketArgs({ op, amount, ...policy, nowUs: startUs + ms * 1000 }),
-    ) as Promise<[string, number | string, number]>;
+  /** The script's raw reply to one operation, as [status, state, now]. */
+  const call = async (
+    name: string,
+    op: 'consume' | 'refund' | 'peek',
+    amount: number,
+    policy: BucketPolicy,
+    ms = 0,
+  ) => {
+    const args = bucketScriptArgs([{ op, amount, keys: [name], policies: [policy] }], startUs + ms * 1000);
+    const [now, status, state] = (await client.call('EVAL', BUCKET_SCRIPT, ...args)) as [
+      number,
+      string,
+      number | string,
+    ];
+    return [status, state, now];
+  };
 
   it('the instant in hex ticks and the rate to 7 significant digits, with an exponent when %.7g uses one', async () => {
     const cases: Array<[number, string]> = [

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
-import { BUCKET_SCRIPT, BUCKET_SCRIPT_SHA, bucketArgs, runBucketScript } from '../../src/bucket/bucket-script.js';
+import { BUCKET_SCRIPT, BUCKET_SCRIPT_SHA, bucketScriptArgs, runBucketScript } from '../../src/bucket/bucket-script.js';
 import { BucketStoreError } from '../../src/bucket/errors.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 
@@ -106,21 +106,39 @@ describe('RedisBucketStore', () => {
     expect(await client.keys(`${prefix}*`)).toEqual([]);
   });
 
-  it('lets the script reject bad arguments itself with a clear error', async () => {
+  it('lets the script refuse an operation with bad arguments, and only that one', async () => {
     const key = `${prefix}raw`;
-    const call = (argv: string[]) => client.eval(BUCKET_SCRIPT, 1, key, ...argv);
-    await expect(call(['consume', 'abc', '10', '1', '', ''])).rejects.toThrow(/cost must be a number, got "abc"/);
-    await expect(call(['consume', 'nan', '10', '1', '', ''])).rejects.toThrow(/cost must be a finite number/);
-    await expect(call(['consume', '1', 'inf', '1', '', ''])).rejects.toThrow(/capacity must be a finite number/);
-    await expect(call(['consume', '1', '0', '1', '', ''])).rejects.toThrow(/capacity must be > 0/);
-    await expect(call(['refund', '-1', '10', '1', '', ''])).rejects.toThrow(/amount must be >= 0/);
-    await expect(call(['consume', '1', '10', '-2', '', ''])).rejects.toThrow(/refillPerSecond must be >= 0/);
-    await expect(call(['drop', '1', '10', '1', '', ''])).rejects.toThrow(/op must be consume, refund or peek/);
-    await expect(call(['consume', '1', '10', '1e-300', '', ''])).rejects.toThrow(
-      /seconds to refill\) must be at most 1e9/,
+    const call = (argv: string[], keys = [key]) =>
+      client.eval(BUCKET_SCRIPT, keys.length, ...keys, '', ...argv) as Promise<unknown[]>;
+    const refused = async (argv: string[]) => {
+      const [, status, message] = await call(argv);
+      expect(status).toBe('error');
+      return message;
+    };
+    expect(await refused(['c1', 'abc', '', '10', '1'])).toMatch(/cost must be a number, got "abc"/);
+    expect(await refused(['c1', 'nan', '', '10', '1'])).toMatch(/cost must be a finite number/);
+    expect(await refused(['c1', '1', '', 'inf', '1'])).toMatch(/capacity must be a finite number/);
+    expect(await refused(['c1', '1', '', '0', '1'])).toMatch(/capacity must be > 0/);
+    expect(await refused(['r1', '-1', '', '10', '1'])).toMatch(/amount must be >= 0/);
+    expect(await refused(['c1', '1', '', '10', '-2'])).toMatch(/refillPerSecond must be >= 0/);
+    expect(await refused(['c1', '1', '', '10', '1e-300'])).toMatch(/seconds to refill\) must be at most 1e9/);
+    expect(await refused(['c1', '1', 'soon', '10', '1'])).toMatch(/deadline must be a number/);
+    // One consume may not name a bucket twice (it would read it once and charge it twice).
+    expect((await call(['c2', '1', '', '10', '1', '10', '1'], [key, key]))[2]).toMatch(/names the same key twice/);
+    expect(await client.exists(key)).toBe(0);
+    // The next operation of the same call still runs.
+    const [, first, , second] = await call(['c1', 'abc', '', '10', '1', 'c1', '1', '', '10', '1'], [key, key]);
+    expect([first, second]).toEqual(['error', 'ok']);
+    expect(await client.exists(key)).toBe(1);
+    await client.del(key);
+    // A call that is not a list of operations is refused whole.
+    await expect(call(['drop1', '1', '', '10', '1'])).rejects.toThrow(/op must be c<n>, r<n> or p<n>/);
+    await expect(call(['c2', '1', '', '10', '1'])).rejects.toThrow(/needs more ARGV or KEYS/);
+    await expect(call(['c1', '1', '', '10', '1'], [key, `${key}2`])).rejects.toThrow(/name 1 keys, KEYS has 2/);
+    await expect(client.eval(BUCKET_SCRIPT, 1, key, 'later', 'c1', '1', '', '10', '1')).rejects.toThrow(
+      /now must be a number/,
     );
-    await expect(call(['consume', '1', '10', '1', 'soon', ''])).rejects.toThrow(/deadline must be a number/);
-    await expect(call(['consume', '1', '10', '1', '', 'later'])).rejects.toThrow(/now must be a number/);
+    await expect(call(['c1', '1', '', '10', '1', 'p9', '0', ''])).rejects.toThrow(/needs more ARGV/);
     expect(await client.exists(key)).toBe(0);
   });
 
@@ -181,25 +199,29 @@ describe('RedisBucketStore', () => {
     expect(await client.get(key)).toBe(`${((t0 + 1_000_000) * 4).toString(16)}:10`);
   });
 
-  it('sends the optional trailing ARGV only when set, and replies with integers where it can', async () => {
-    const call = { op: 'consume', amount: 1, capacity: 10, refillPerSecond: 4 } as const;
-    expect(bucketArgs(call)).toEqual(['consume', '1', '10', '4']);
-    expect(bucketArgs({ ...call, deadlineUs: 7.5 })).toEqual(['consume', '1', '10', '4', '7']);
-    expect(bucketArgs({ ...call, nowUs: 9 })).toEqual(['consume', '1', '10', '4', '', '9']);
+  it('encodes operations as the header says, and replies with integers where it can', async () => {
+    const op = { op: 'consume', amount: 1, keys: ['k'], policies: [{ capacity: 10, refillPerSecond: 4 }] } as const;
+    expect(bucketScriptArgs([op])).toEqual(['1', 'k', '', 'c1', '1', '', '10', '4']);
+    expect(bucketScriptArgs([{ ...op, deadlineUs: 7.5 }])).toEqual(['1', 'k', '', 'c1', '1', '7', '10', '4']);
+    expect(bucketScriptArgs([op], 9)).toEqual(['1', 'k', '9', 'c1', '1', '', '10', '4']);
+    const two = { capacity: 5, refillPerSecond: 0 };
+    expect(
+      bucketScriptArgs([
+        { op: 'peek', amount: 3, keys: ['a'], policies: [two] },
+        { op: 'refund', amount: 2, keys: ['a', 'b'], policies: [two, { capacity: 1, refillPerSecond: 0.5 }] },
+      ]),
+    ).toEqual(['3', 'a', 'a', 'b', '', 'p1', '0', '', '5', '0', 'r2', '2', '', '5', '0', '1', '0.5']);
+
     const key = `${prefix}argv`;
+    const run = (...ops: Parameters<typeof bucketScriptArgs>) =>
+      client.call('EVAL', BUCKET_SCRIPT, ...bucketScriptArgs(...ops));
     // 1 token at 4/s: the bucket is full again in 250 ms = 1e6 ticks; now (µs) as sent.
-    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15 }))).toEqual([
-      'ok',
-      1_000_000,
-      2e15,
-    ]);
-    expect(await client.eval(BUCKET_SCRIPT, 1, key, ...bucketArgs({ ...call, nowUs: 2e15, deadlineUs: 1e15 }))).toEqual(
-      ['expired', 2e15],
-    );
+    expect(await run([{ ...op, keys: [key] }], 2e15)).toEqual([2e15, 'ok', 1_000_000]);
+    expect(await run([{ ...op, keys: [key], deadlineUs: 1e15 }], 2e15)).toEqual([2e15, 'expired', 0]);
     // Refill 0: the missing tokens, a string when fractional.
-    const none = { op: 'consume', amount: 0.5, capacity: 10, refillPerSecond: 0, nowUs: 2e15 } as const;
-    expect(await client.eval(BUCKET_SCRIPT, 1, `${key}-0`, ...bucketArgs(none))).toEqual(['ok', '0.5', 2e15]);
-    const [status, , now] = (await client.eval(BUCKET_SCRIPT, 1, `${key}-time`, ...bucketArgs(call))) as unknown[];
+    const none = { op: 'consume', amount: 0.5, keys: [`${key}-0`], policies: [two] } as const;
+    expect(await run([none], 2e15)).toEqual([2e15, 'ok', '0.5']);
+    const [now, status] = (await run([{ ...op, keys: [`${key}-time`] }])) as unknown[];
     expect(status).toBe('ok');
     expect(Number.isInteger(now)).toBe(true);
   });

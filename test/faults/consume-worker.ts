@@ -1,30 +1,27 @@
 /**
- * One OS process of the exactness test: connects a RedisBucketStore to the test's Redis (a single
- * node or a cluster), prints `ready`, waits for `go` on stdin, then keeps `inFlight` consumes of
- * `cost` tokens on one key running until `maxCalls` were made or `durationMs` passed, and prints
- * one JSON line: { admitted, denied, errors }.
+ * One OS process of the exactness tests: connects a RedisBucketStore to the test's Redis (a single
+ * node or a cluster), prints `ready`, waits for `go` on stdin, then keeps `inFlight` consumes
+ * running until `maxCalls` were made or `durationMs` passed, and prints one JSON line (a
+ * `WorkerTally`).
+ *
+ * Without `multi`, every consume takes `cost` (or the next of `costs`) from the bucket `key`. With
+ * `multi`, the process has `callers` callers of its own, served in turn; each consume is one
+ * `consumeAll` of the caller's own buckets (one per `multi.own` policy, tagged with the caller's
+ * key when `ownTag`) followed by the shared bucket `multi.shared`, and the tally counts the cost
+ * admitted per caller.
  *
  * Usage: tsx test/faults/consume-worker.ts '<json WorkerConfig>'
  */
 import { Cluster, Redis } from 'ioredis';
 import { RedisBucketStore } from '../../src/index.js';
-import type { BucketPolicy } from '../../src/index.js';
-
-export interface WorkerConfig {
-  url?: string;
-  clusterNodes?: { host: string; port: number }[];
-  prefix: string;
-  key: string;
-  cost: number;
-  policy: BucketPolicy;
-  inFlight: number;
-  maxCalls: number;
-  durationMs: number;
-}
+import type { BucketLimit } from '../../src/bucket/types.js';
+import { callerLimits, type WorkerConfig, type WorkerTally } from './worker-pool.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 const client = config.clusterNodes ? new Cluster(config.clusterNodes) : new Redis(config.url ?? '');
-const store = new RedisBucketStore(client, { prefix: config.prefix });
+const store = new RedisBucketStore(client, { ...config.store, prefix: config.prefix });
+const callers = Array.from({ length: config.multi?.callers ?? 0 }, (_, i) => `${config.key}-${process.pid}-${i}`);
+const limitsOf = new Map(callers.map((caller) => [caller, callerLimits(config, caller)]));
 
 // Warm up the connection and the script cache so "go" starts every process at full speed.
 await store.peek(`${config.key}:warm-up`, config.policy);
@@ -32,26 +29,39 @@ process.stdout.write('ready\n');
 await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
 
 let calls = 0;
-let admitted = 0;
-let denied = 0;
-const errors: string[] = [];
+const tally: WorkerTally = { admitted: 0, denied: 0, admittedCost: 0, perCaller: {}, errorCount: 0, errors: [] };
+for (const caller of callers) tally.perCaller[caller] = 0;
 const stopAt = Date.now() + config.durationMs;
+
+async function one(call: number): Promise<void> {
+  const cost = config.costs ? (config.costs[call % config.costs.length] as number) : config.cost;
+  if (callers.length === 0) {
+    const result = await store.consume(config.key, cost, config.policy);
+    if (!result.allowed) return void tally.denied++;
+    tally.admitted++;
+    tally.admittedCost += cost;
+    return;
+  }
+  const caller = callers[call % callers.length] as string;
+  const result = await store.consumeAll(limitsOf.get(caller) as BucketLimit[], cost);
+  if (!result.allowed) return void tally.denied++;
+  tally.admitted++;
+  tally.admittedCost += cost;
+  tally.perCaller[caller] = (tally.perCaller[caller] as number) + cost;
+}
 
 async function lane(): Promise<void> {
   while (calls < config.maxCalls && Date.now() < stopAt) {
-    calls++;
+    const call = calls++;
     try {
-      const result = await store.consume(config.key, config.cost, config.policy);
-      if (result.allowed) admitted++;
-      else denied++;
+      await one(call);
     } catch (error) {
-      errors.push(String(error));
+      tally.errorCount++;
+      if (tally.errors.length < 5) tally.errors.push(String(error));
     }
   }
 }
 
 await Promise.all(Array.from({ length: config.inFlight }, lane));
-process.stdout.write(
-  `${JSON.stringify({ admitted, denied, errors: errors.slice(0, 5), errorCount: errors.length })}\n`,
-);
+process.stdout.write(`${JSON.stringify(tally)}\n`);
 client.disconnect();

@@ -7,6 +7,7 @@ import { runWorkers } from './worker-pool.js';
 const PROCESSES = 8;
 const IN_FLIGHT = 64;
 
+// The store batches the consumes of each process (its default): every script call carries many of them.
 describe(`RedisBucketStore exactness: ${PROCESSES} processes × ${IN_FLIGHT} consumes in flight on one key`, () => {
   const url = `redis://127.0.0.1:${inject('redisPort')}`;
   const prefix = `exact-${randomUUID().slice(0, 8)}:`;
@@ -45,6 +46,27 @@ describe(`RedisBucketStore exactness: ${PROCESSES} processes × ${IN_FLIGHT} con
     expect(admitted + denied).toBe(PROCESSES * 150);
     const after = await store.peek(key, policy);
     expect(after.remaining).toBeCloseTo(1, 6);
+  }, 60_000);
+
+  it('with mixed costs never loses or invents a token', async () => {
+    const policy = { capacity: 2003, refillPerSecond: 0 };
+    const key = 'mixed';
+    const tallies = await runWorkers(PROCESSES, {
+      url,
+      prefix,
+      key,
+      cost: 1,
+      costs: [3, 1, 5, 2, 4],
+      policy,
+      inFlight: IN_FLIGHT,
+      maxCalls: 150,
+      durationMs: 20_000,
+    });
+    expect(tallies.flatMap((t) => t.errors)).toEqual([]);
+    const admittedCost = tallies.reduce((sum, t) => sum + t.admittedCost, 0);
+    const after = await store.peek(key, policy);
+    expect(admittedCost + after.remaining).toBe(2003);
+    expect(after.remaining).toBeLessThan(1); // 3,600 tokens asked: the cost-1 calls took the last ones
   }, 60_000);
 
   it('with refill admits capacity + refill × elapsed (±1 token)', async () => {

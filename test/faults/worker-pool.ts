@@ -1,14 +1,53 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { WorkerConfig } from './consume-worker.js';
+import type { BucketPolicy } from '../../src/index.js';
+import type { RedisBucketStoreOptions } from '../../src/bucket/redis-store.js';
+import type { BucketLimit } from '../../src/bucket/types.js';
 
 const workerScript = fileURLToPath(new URL('./consume-worker.ts', import.meta.url));
+
+export interface WorkerConfig {
+  url?: string;
+  clusterNodes?: { host: string; port: number }[];
+  prefix: string;
+  key: string;
+  cost: number;
+  /** Costs cycled call after call, instead of `cost`. */
+  costs?: number[];
+  policy: BucketPolicy;
+  inFlight: number;
+  maxCalls: number;
+  durationMs: number;
+  multi?: {
+    callers: number;
+    own: BucketPolicy[];
+    ownTag: boolean;
+    shared: BucketLimit;
+  };
+  /** Options of the store, besides the prefix. */
+  store?: Omit<RedisBucketStoreOptions, 'prefix'>;
+}
 
 export interface WorkerTally {
   admitted: number;
   denied: number;
+  /** Tokens admitted in all (the sum of the admitted costs). */
+  admittedCost: number;
+  /** multi: tokens admitted per caller key. */
+  perCaller: Record<string, number>;
   errorCount: number;
   errors: string[];
+}
+
+/** The buckets a caller's consume charges, in the order given: its own ones, then the shared one. */
+export function callerLimits(config: WorkerConfig, caller: string): BucketLimit[] {
+  const multi = config.multi as NonNullable<WorkerConfig['multi']>;
+  const own = multi.own.map((policy, i) => ({
+    key: `${caller}:${i}`,
+    policy,
+    ...(multi.ownTag ? { hashTag: caller } : {}),
+  }));
+  return [...own, multi.shared];
 }
 
 /**
