@@ -60,7 +60,8 @@ const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
  *
  * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`): one clock reading for all of
  * them, and a consume takes the cost from every bucket or from none, as one Redis script call
- * does. Hash tags are ignored: a bucket is its key.
+ * does. As in Redis, a bucket is its key and its hash tag: the same key under another tag, or
+ * none, is another bucket (the tag places nothing here).
  */
 export class MemoryBucketStore implements BucketStore {
   /** key → state (see `bucketStep`), ordered by closeness to full. */
@@ -92,17 +93,17 @@ export class MemoryBucketStore implements BucketStore {
 
   async consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, 'cost', cost, policy, options);
-    return this.#run(key, 'consume', cost, policy, this.#nowUs());
+    return this.#run(tableKey(key), 'consume', cost, policy, this.#nowUs());
   }
 
   async refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, 'amount', amount, policy, options);
-    return this.#run(key, 'refund', amount, policy, this.#nowUs());
+    return this.#run(tableKey(key), 'refund', amount, policy, this.#nowUs());
   }
 
   async peek(key: string, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
     checkCall(key, undefined, 0, policy, options);
-    return this.#run(key, 'peek', 0, policy, this.#nowUs());
+    return this.#run(tableKey(key), 'peek', 0, policy, this.#nowUs());
   }
 
   async consumeAll(
@@ -114,18 +115,22 @@ export class MemoryBucketStore implements BucketStore {
     checkNumber('cost', cost, false);
     checkCallOptions(options);
     const nowUs = this.#nowUs();
-    const steps = limits.map((limit) => bucketStep(this.#buckets.get(limit.key), 'consume', cost, limit.policy, nowUs));
+    const keys = limits.map((limit) => tableKey(limit.key, limit.hashTag));
+    const steps = limits.map((limit, index) =>
+      bucketStep(this.#buckets.get(keys[index] as string), 'consume', cost, limit.policy, nowUs),
+    );
     if (steps.every((step) => step.reply.status === 'ok')) {
       const results = limits.map((limit, index) =>
-        this.#keep(limit.key, steps[index] as BucketStep, cost, limit.policy, nowUs),
+        this.#keep(keys[index] as string, steps[index] as BucketStep, cost, limit.policy, nowUs),
       );
       return allowedResult(results);
     }
     // Denied: nothing is written; a bucket that could pay is reported as it stands (as peek reads it).
     const results = limits.map((limit, index) => {
       const step = steps[index] as BucketStep;
-      if (step.reply.status !== 'ok') return this.#keep(limit.key, step, cost, limit.policy, nowUs);
-      return this.#run(limit.key, 'peek', cost, limit.policy, nowUs);
+      const key = keys[index] as string;
+      if (step.reply.status !== 'ok') return this.#keep(key, step, cost, limit.policy, nowUs);
+      return this.#run(key, 'peek', cost, limit.policy, nowUs);
     });
     return deniedResult(results);
   }
@@ -139,14 +144,14 @@ export class MemoryBucketStore implements BucketStore {
     checkNumber('amount', amount, false);
     checkCallOptions(options);
     const nowUs = this.#nowUs();
-    return limits.map((limit) => this.#run(limit.key, 'refund', amount, limit.policy, nowUs));
+    return limits.map((limit) => this.#run(tableKey(limit.key, limit.hashTag), 'refund', amount, limit.policy, nowUs));
   }
 
   async peekAll(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]> {
     checkLimits(limits);
     checkCallOptions(options);
     const nowUs = this.#nowUs();
-    return limits.map((limit) => this.#run(limit.key, 'peek', 0, limit.policy, nowUs));
+    return limits.map((limit) => this.#run(tableKey(limit.key, limit.hashTag), 'peek', 0, limit.policy, nowUs));
   }
 
   /** Drops every bucket that has refilled; returns how many were dropped. */
@@ -193,4 +198,14 @@ export class MemoryBucketStore implements BucketStore {
   #nowUs(): number {
     return Math.round(this.#now() * 1000);
   }
+}
+
+/**
+ * A bucket's name in the table. An untagged key is itself, unless it starts with NUL (then it gets
+ * another NUL in front); a tagged one is NUL, the tag's length, `:`, the tag and the key. The two
+ * never meet (NUL NUL against NUL and a digit), so no key spells a tagged bucket's name.
+ */
+function tableKey(key: string, hashTag?: string): string {
+  if (hashTag !== undefined) return `\u0000${hashTag.length}:${hashTag}${key}`;
+  return key.charCodeAt(0) === 0 ? `\u0000${key}` : key;
 }

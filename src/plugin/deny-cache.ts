@@ -108,7 +108,11 @@ export class DenyCache {
   }
 }
 
-/** A bucket's identity in the store: its key, and the slot tag that places it. */
+/**
+ * A bucket's identity in the store: its key, and the slot tag that places it (the same key under
+ * another tag, or none, is another bucket). Untagged keys start with `-`, tagged ones with the
+ * tag's length, so no key or tag, whatever characters it holds, spells another bucket's identity.
+ */
 function identity(limit: BucketLimit): string {
-  return limit.hashTag === undefined ? limit.key : `${limit.hashTag}\u0000${limit.key}`;
+  return limit.hashTag === undefined ? `-${limit.key}` : `${limit.hashTag.length}:${limit.hashTag}${limit.key}`;
 }

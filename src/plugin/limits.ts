@@ -1,5 +1,5 @@
 import type { BucketLimit, BucketPolicy } from '../bucket/types.js';
-import { checkPolicy } from '../bucket/validate.js';
+import { MAX_LIMITS, checkPolicy } from '../bucket/validate.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
 
 /**
@@ -15,7 +15,8 @@ export interface BudgetLimit extends BucketPolicy {
   key?: string;
   /**
    * Buckets with the same hash tag live in one Redis Cluster slot and are charged in one atomic call.
-   * @default the caller's key for the caller's own buckets (so they share a slot); the bucket's own key otherwise
+   * @default the caller's key for the caller's own buckets (so they share a slot); the bucket's own
+   * key otherwise (so a shared bucket never shares a Redis key with a caller's single bucket)
    */
   hashTag?: string;
 }
@@ -48,9 +49,13 @@ export function resolveLimits(value: unknown, callerKey: string, policyName: str
     return [{ key: callerKey, policy: value as BucketPolicy, name: policyName, shared: false }];
   }
   if (value.length === 0) throw new RangeError('policy must hold at least one limit; got an empty array');
+  if (value.length > MAX_LIMITS) {
+    throw new RangeError(`policy must hold at most ${MAX_LIMITS} limits; got ${value.length}`);
+  }
   const own: ResolvedLimit[] = [];
   const shared: ResolvedLimit[] = [];
   const names = new Set<string>();
+  const sharedKeys = new Map<string, number>();
   for (const [index, entry] of value.entries()) {
     const where = `policy[${index}]`;
     if (entry === null || typeof entry !== 'object') {
@@ -81,7 +86,21 @@ export function resolveLimits(value: unknown, callerKey: string, policyName: str
         shared: false,
       });
     } else {
-      shared.push({ key, policy: bucketPolicy, ...(hashTag === undefined ? {} : { hashTag }), name, shared: true });
+      const earlier = sharedKeys.get(key);
+      if (earlier !== undefined)
+        throw new RangeError(`${where}.key repeats policy[${earlier}].key ${JSON.stringify(key)}`);
+      sharedKeys.set(key, index);
+      // Tagged by its own key unless told otherwise: a tagged bucket never has the Redis key of a
+      // caller's plain bucket, so no identity a caller picks ("acme") reaches the shared one.
+      shared.push({ key, policy: bucketPolicy, hashTag: hashTag ?? key, name, shared: true });
+    }
+  }
+  for (const limit of own) {
+    // Only a key holding NUL can spell a caller's own bucket; refused here, not by the store.
+    if (sharedKeys.has(limit.key)) {
+      throw new RangeError(
+        `policy[${sharedKeys.get(limit.key)}].key is the key of the caller's own "${limit.name}" bucket`,
+      );
     }
   }
   return [...own, ...shared];

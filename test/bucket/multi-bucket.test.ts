@@ -44,6 +44,20 @@ describe.each([
       { key: 'app:42', policy: APP },
     ];
 
+    it('a tagged key is another bucket than the same key untagged or under another tag', async () => {
+      const store = makeStore();
+      const policy = { capacity: 10, refillPerSecond: 0 };
+      await store.consume('acme', 4, policy);
+      await store.consumeAll([{ key: 'acme', policy, hashTag: 'acme' }], 1);
+      await store.consumeAll([{ key: 'acme', policy, hashTag: 'other' }], 2);
+      // A plain key that starts with NUL, or spells a tag and a key, is still a plain key.
+      await store.consume('\u00004:acmeacme', 3, policy);
+      expect((await store.peek('acme', policy)).remaining).toBe(6);
+      expect((await store.peekAll([{ key: 'acme', policy, hashTag: 'acme' }]))[0]?.remaining).toBe(9);
+      expect((await store.peekAll([{ key: 'acme', policy, hashTag: 'other' }]))[0]?.remaining).toBe(8);
+      expect((await store.peek('\u00004:acmeacme', policy)).remaining).toBe(7);
+    });
+
     it('charges every bucket when each holds the cost; the binding bucket has the fewest tokens left', async () => {
       const store = makeStore();
       const result = await store.consumeAll(limits('alice'), 8);
