@@ -88,6 +88,21 @@ describe.each([
     expect(await at(65_000, 'peek', 0, SLOW)).toMatchObject({ remaining: 994.5, resetAfterMs: 5500 });
   });
 
+  it('a never-refilling bucket keeps its debt when its capacity is lowered, and a refund pays it off first', async () => {
+    store = makeStore();
+    expect(await at(0, 'consume', 900, FROZEN)).toMatchObject({ remaining: 100, resetAfterMs: -1 });
+    // 900 missing from a capacity of 100: a debt of 800, not clamped to an empty bucket.
+    const small = { capacity: 100, refillPerSecond: 0 };
+    expect(await at(1000, 'peek', 0, small)).toMatchObject({ remaining: 0, resetAfterMs: -1 });
+    expect(await at(1000, 'consume', 1, small)).toMatchObject({ allowed: false, retryAfterMs: -1, remaining: 0 });
+    // A refund of 850 leaves 50 missing: 50 left of 100, and 950 of 1000 back on the big tier.
+    expect(await at(2000, 'refund', 850, small)).toMatchObject({ allowed: true, remaining: 50, resetAfterMs: -1 });
+    expect(await at(2000, 'peek', 0, FROZEN)).toMatchObject({ remaining: 950, resetAfterMs: -1 });
+    // Paying off the rest empties nothing and leaves the bucket full: reset 0.
+    expect(await at(3000, 'refund', 60, small)).toMatchObject({ remaining: 100, resetAfterMs: 0 });
+    expect(await at(3000, 'peek', 0, FROZEN)).toMatchObject({ remaining: 1000, resetAfterMs: 0 });
+  });
+
   it('bounds a carried debt so that the new rate refills it within 1e9 s', async () => {
     store = makeStore();
     const huge = { capacity: 1e6, refillPerSecond: 1000 };
