@@ -15,6 +15,7 @@ export default defineConfig({
       'test/bucket/memory-store.test.ts',
       'test/bucket/policy-change.test.ts',
       'test/bucket/integer-answers.test.ts',
+      'test/bucket/bucket-math.test.ts',
       'test/plugin/errors.test.ts',
       'test/plugin/http-contract.test.ts',
     ],

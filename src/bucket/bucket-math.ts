@@ -54,7 +54,7 @@ export function roundTicks(value: number): number {
 export function snapMissing(missing: number, rate: number): number {
   const whole = Math.floor(missing + 0.5);
   const radius = Math.min(rate * 5e-7, 0.001);
-  return missing - whole <= radius && whole - missing <= radius ? whole : missing;
+  return Math.abs(missing - whole) <= radius ? whole : missing;
 }
 
 export type BucketStatus = 'ok' | 'denied' | 'never';
@@ -83,7 +83,7 @@ export interface BucketStep {
  * The full reply from what the script sends back. `state` is the bucket after the operation:
  * ticks until it is full again when it refills (read as missing tokens with `snapMissing`), the
  * missing tokens when `refillPerSecond` is 0.
- * `amount` is the operation's cost (consume) or amount (refund); 0 for peek.
+ * `amount` is the operation's cost (consume) or amount (refund); only a denial's wait depends on it.
  */
 export function bucketReply(
   status: BucketStatus,
@@ -130,8 +130,12 @@ export function bucketStep(
   let base = tick;
   if (stored === undefined) {
     // full
-  } else if (stored.rate === refill) {
+  } else if (
+    // Stryker disable next-line ConditionalExpression: a fast path; the policy-change branch reads the same rate to the same snapped missing tokens and the same instant.
+    stored.rate === refill
+  ) {
     if (refill > 0) {
+      // Stryker disable next-line EqualityOperator: at stored.value === tick both read 0 missing tokens and the instant `tick`.
       if (stored.value > tick) {
         base = stored.value;
         missing = snapMissing(((base - tick) * refill) / TICKS_PER_SECOND, refill);
@@ -141,19 +145,20 @@ export function bucketStep(
     }
   } else {
     if (stored.rate > 0) {
+      // Stryker disable next-line EqualityOperator: at stored.value === tick both read 0 missing tokens.
       if (stored.value > tick)
         missing = snapMissing(((stored.value - tick) * stored.rate) / TICKS_PER_SECOND, stored.rate);
     } else {
       missing = stored.value;
     }
     if (refill > 0) {
-      if (missing > MAX_REFILL_SECONDS * refill) missing = MAX_REFILL_SECONDS * refill;
+      missing = Math.min(missing, MAX_REFILL_SECONDS * refill);
       base = roundTicks(tick + (missing * TICKS_PER_SECOND) / refill);
     }
   }
 
   const reply = (status: BucketStatus, fullAt: number, short: number): BucketReply =>
-    bucketReply(status, refill > 0 ? fullAt - tick : short, op === 'peek' ? 0 : amount, policy, nowUs);
+    bucketReply(status, refill > 0 ? fullAt - tick : short, amount, policy, nowUs);
   const keep = (status: BucketStatus): BucketStep => ({
     reply: reply(status, base, missing),
     state: stored,
@@ -162,7 +167,7 @@ export function bucketStep(
   const write = (short: number): BucketStep => {
     if (refill > 0) {
       const fullAt = roundTicks(tick + (short * TICKS_PER_SECOND) / refill);
-      if (short <= 0 || fullAt <= tick) return { reply: reply('ok', tick, 0), state: undefined, write: true };
+      if (fullAt <= tick) return { reply: reply('ok', tick, 0), state: undefined, write: true };
       return { reply: reply('ok', fullAt, short), state: { rate: refill, value: fullAt }, write: true };
     }
     if (short <= 0) return { reply: reply('ok', tick, 0), state: undefined, write: true };
@@ -171,7 +176,10 @@ export function bucketStep(
 
   if (op === 'peek') return keep('ok');
   if (op === 'refund') {
-    if (amount === 0 || missing === 0) return keep('ok');
+    // A refund of 0 writes nothing, even under another policy: the bucket keeps the rate it was written with.
+    if (amount === 0) return keep('ok');
+    // Stryker disable next-line ConditionalExpression: with nothing missing a write would delete the state, as keeping a refilled one does (MemoryBucketStore#keep); this only skips the write.
+    if (missing === 0) return keep('ok');
     return write(Math.max(0, missing - amount));
   }
   if (amount > capacity) return keep('never');
@@ -193,7 +201,7 @@ export function toBucketResult(reply: BucketReply, cost: number, capacity: numbe
     cost,
     remaining: Math.max(0, reply.remaining),
     capacity,
-    retryAfterMs: reply.status === 'ok' ? 0 : toMs(reply.retryUs),
+    retryAfterMs: toMs(reply.retryUs),
     resetAfterMs: toMs(reply.resetUs),
   };
 }

@@ -47,7 +47,7 @@ function budgetError(
 }
 
 function withoutStack(error: GraphQLError): GraphQLError {
-  Object.defineProperty(error, 'stack', { value: undefined, writable: true, configurable: true });
+  error.stack = undefined;
   return error;
 }
 
@@ -110,9 +110,9 @@ export interface CostErrorRecord {
 
 /** The record of a cost-engine error (`CostAnalysisError`), or undefined for any other error. */
 export function costErrorRecord(cause: unknown): CostErrorRecord | undefined {
-  if (!(cause instanceof CostAnalysisError) || typeof cause.extensions.code !== 'string') return undefined;
+  if (!(cause instanceof CostAnalysisError)) return undefined;
   const locations = cause.locations?.map(({ line, column }) => ({ line, column }));
-  return { message: cause.message, code: cause.extensions.code, locations };
+  return { message: cause.message, code: cause.code, locations };
 }
 
 /**
@@ -122,9 +122,7 @@ export function costErrorRecord(cause: unknown): CostErrorRecord | undefined {
 export function costAnalysisError(record: CostErrorRecord, http: ErrorHttp): GraphQLError {
   const error = budgetError(record.message, record.code, http);
   // GraphQLError computes `locations` from AST nodes; the record carries them without the nodes.
-  if (record.locations !== undefined) {
-    Object.defineProperty(error, 'locations', { value: record.locations, enumerable: true, writable: true });
-  }
+  (error as { locations: CostErrorRecord['locations'] }).locations = record.locations;
   return error;
 }
 

@@ -113,6 +113,14 @@ describe.each([
     expect(await at(0, 'peek', 0, huge)).toMatchObject({ remaining: 1e6 - 99_999 });
   });
 
+  it('a refund of 0 under another policy writes nothing, so the bucket keeps refilling at its own rate', async () => {
+    store = makeStore();
+    await at(0, 'consume', 10, SLOW);
+    expect(await at(1000, 'refund', 0, FAST)).toMatchObject({ remaining: 991, resetAfterMs: 90 });
+    // Still written at 1/s: 2 s after the consume 8 are missing, not 0 (as a conversion to 100/s would give).
+    expect(await at(2000, 'peek', 0, SLOW)).toMatchObject({ remaining: 992, resetAfterMs: 8000 });
+  });
+
   it('a cost above the new capacity is never admitted, and writes nothing', async () => {
     store = makeStore();
     await at(0, 'consume', 10, SLOW);

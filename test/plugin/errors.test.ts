@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CostAnalysisError, CostErrorCode } from '../../src/cost/errors.js';
 import {
   BudgetErrorCode,
+  BudgetServerFault,
   budgetUnavailableError,
   costAnalysisError,
   costErrorRecord,
@@ -102,6 +103,8 @@ describe('tooExpensiveError', () => {
     });
     expect(error.message).toContain('5000');
     expect(error.message).toContain('1000');
+    // It says what to change: the list arguments (such as `first`) that set the cost.
+    expect(error.message).toContain('`first`');
     expect(error.stack).toBeUndefined();
   });
 });
@@ -123,6 +126,7 @@ describe('internalError', () => {
     const error = internalError(status);
     expect(error.extensions).toEqual({ code: BudgetErrorCode.INTERNAL_SERVER_ERROR, http: status });
     expect(error.message).not.toMatch(/capacity|policy|identify|key/i);
+    expect(error.message).toMatch(/error on the server/);
     expect(error.stack).toBeUndefined();
   });
 });
@@ -174,5 +178,17 @@ describe('cost-engine errors', () => {
     const error = costAnalysisError({ message: 'bad $first', code: 'BAD_USER_INPUT', locations: undefined }, http(400));
     expect(error.locations).toBeUndefined();
     expect(error.toJSON()).not.toHaveProperty('locations');
+  });
+});
+
+describe('BudgetServerFault', () => {
+  it('names itself and keeps its cause, for the server log', () => {
+    const cause = new TypeError('identify returned 42');
+    const fault = new BudgetServerFault('identify returned a non-string key', { cause });
+    expect(fault).toBeInstanceOf(Error);
+    expect(fault.name).toBe('BudgetServerFault');
+    expect(fault.message).toBe('identify returned a non-string key');
+    expect(fault.cause).toBe(cause);
+    expect(String(fault)).toBe('BudgetServerFault: identify returned a non-string key');
   });
 });
