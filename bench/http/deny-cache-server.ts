@@ -5,7 +5,8 @@
  *
  *   node --import tsx bench/http/deny-cache-server.ts <redis-url> <on|off>
  *
- * Sends `{ url }` when listening; answers `'counts'` with `{ abuser, others }` store calls so far.
+ * Sends `{ url }` when listening; answers `'counts'` with `{ abuser, others }` store calls so far and
+ * `cpuUs`, the CPU time (user + system) this process has used.
  */
 import '../lib/production-env.js';
 import { readFileSync } from 'node:fs';
@@ -76,7 +77,10 @@ async function main(): Promise<void> {
   });
   process.send?.({ url });
   process.on('message', (message: unknown) => {
-    if (message === 'counts') process.send?.({ abuser: store.abuser, others: store.others });
+    if (message === 'counts') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ abuser: store.abuser, others: store.others, cpuUs: user + system });
+    }
   });
   process.once('disconnect', () => {
     void server

@@ -16,9 +16,16 @@ export interface DenyCacheOptions {
   rounds: number;
 }
 
+interface Counts {
+  abuser: number;
+  others: number;
+  /** CPU time the server process has used (µs). */
+  cpuUs: number;
+}
+
 interface CacheServer {
   url: string;
-  counts(): Promise<{ abuser: number; others: number }>;
+  counts(): Promise<Counts>;
   stop(): Promise<void>;
 }
 
@@ -36,12 +43,13 @@ function startServer(redisUrl: string, cache: 'on' | 'off'): Promise<CacheServer
     await exited;
     clearTimeout(force);
   };
-  const counts = (): Promise<{ abuser: number; others: number }> =>
+  const counts = (): Promise<Counts> =>
     new Promise((resolve) => {
-      const onMessage = (message: { abuser?: number; others?: number }): void => {
-        if (typeof message.abuser !== 'number' || typeof message.others !== 'number') return;
+      const onMessage = (message: Partial<Counts>): void => {
+        const { abuser, others, cpuUs } = message;
+        if (typeof abuser !== 'number' || typeof others !== 'number' || typeof cpuUs !== 'number') return;
         child.off('message', onMessage);
-        resolve({ abuser: message.abuser, others: message.others });
+        resolve({ abuser, others, cpuUs });
       };
       child.on('message', onMessage);
       child.send('counts');
@@ -63,6 +71,8 @@ interface Traffic {
   abuserRefused: number;
   /** Store calls made for the abuser during the run. */
   abuserStoreCalls: number;
+  /** The server's CPU time during the run (µs). */
+  serverCpuUs: number;
 }
 
 /**
@@ -100,6 +110,7 @@ async function traffic(
     abuserRequests: abuser === undefined ? 0 : abuser['2xx'] + abuser.non2xx,
     abuserRefused: abuser === undefined ? 0 : abuser.non2xx,
     abuserStoreCalls: after.abuser - before.abuser,
+    serverCpuUs: after.cpuUs - before.cpuUs,
   };
 }
 
@@ -119,6 +130,7 @@ export async function denyCache(options: DenyCacheOptions): Promise<SectionResul
   const samples = { alone: [] as Traffic[], on: [] as Traffic[], off: [] as Traffic[] };
   let rate = 0;
   let abuserRate = 0;
+  const refusalCpuUs = { on: 0, off: 0 };
   try {
     for (const server of [servers.on, servers.off])
       await traffic(server, { ...options, seconds: 1 }, undefined, undefined);
@@ -128,6 +140,14 @@ export async function denyCache(options: DenyCacheOptions): Promise<SectionResul
     // The abuser's: the highest rate the server sustains for it, alone, when every refusal is a store call.
     const hammer = await traffic(servers.off, options, null, undefined);
     abuserRate = Math.max(10, Math.round(hammer.abuserRequests / options.seconds));
+    // What one refusal costs the server, the abuser alone at that rate: answered by the cache, or by the store.
+    for (const [cache, server] of [
+      ['on', servers.on],
+      ['off', servers.off],
+    ] as const) {
+      const alone = await traffic(server, options, null, abuserRate);
+      refusalCpuUs[cache] = alone.serverCpuUs / Math.max(1, alone.abuserRequests);
+    }
     for (let round = 0; round < options.rounds; round++) {
       samples.alone.push(await traffic(servers.on, options, rate, null));
       samples.on.push(await traffic(servers.on, options, rate, abuserRate));
@@ -173,7 +193,16 @@ export async function denyCache(options: DenyCacheOptions): Promise<SectionResul
       `${formatInt(abuserRate)} req/s (the most the server answered it, alone, with the cache off: every refusal a store ` +
       `call), the same offered load with the cache on and off, ${options.seconds} s per run, ${options.rounds} ` +
       'alternating rounds (medians; store calls summed).',
-    rows: [...on, ...off],
+    rows: [
+      ...on,
+      ...off,
+      {
+        variant: 'server CPU per refused request, cache on vs off',
+        value: `${formatInt(refusalCpuUs.on)} µs on, ${formatInt(refusalCpuUs.off)} µs off (the abuser alone)`,
+        metrics: { on: refusalCpuUs.on, off: refusalCpuUs.off },
+        ratio: { value: refusalCpuUs.on / Math.max(1, refusalCpuUs.off), of: 'cache off' },
+      },
+    ],
     notes: [
       'The abuser gets the same offered load in both variants: run as fast as the server answers it, it would send more ' +
         'with the cache on (its refusals come back sooner), and its load generator, on the same two cores, would take ' +
