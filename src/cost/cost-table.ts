@@ -6,7 +6,6 @@ import {
   isEnumType,
   isInputObjectType,
   isInterfaceType,
-  isIntrospectionType,
   isLeafType,
   isListType,
   isObjectType,
@@ -72,7 +71,8 @@ const NO_RULES: readonly ListSizeRule[] = [];
  */
 export class CostTable {
   readonly schema: GraphQLSchema;
-  private readonly typeWeights = new Map<GraphQLNamedType, number>();
+  /** The `@cost` of each type, or (after `typeWeight` first asks) its default; undefined means neither yet. */
+  private readonly typeWeights = new Map<GraphQLNamedType, number | undefined>();
   private readonly fieldRules = new Map<AnyField, FieldCostRule>();
   private readonly inputWeights = new Map<InputValue, number>();
   private readonly objectTypes = new Map<GraphQLNamedType, boolean>();
@@ -81,23 +81,25 @@ export class CostTable {
     this.schema = schema;
     const problems: string[] = [];
     const reader = new CostDirectiveReader(annotated, problems);
-    const explicitWeights = new Map<AnyField, number>();
+    // Undefined where there is no `@cost`, as where there is no entry: both fall back alike.
+    const explicitWeights = new Map<AnyField, number | undefined>();
     const explicitListSizes = new Map<AnyField, readonly ListSizeRule[]>();
-    const explicitArgWeights = new Map<GraphQLArgument, number>();
+    const explicitArgWeights = new Map<GraphQLArgument, number | undefined>();
     const queryType = schema.getQueryType();
 
     for (const type of Object.values(schema.getTypeMap())) {
-      if (isIntrospectionType(type)) continue;
-      const source = annotated === schema ? type : annotated.getType(type.name);
-      if (source === undefined || source === null) {
+      const source = annotated.getType(type.name);
+      if (source === undefined) {
         if (!isSpecifiedScalarType(type)) {
           problems.push(`${type.name}: the schema the cost directives are read from (a supergraph) has no such type.`);
         }
         continue;
       }
       if (isObjectType(type) || isScalarType(type) || isEnumType(type)) {
-        const weight = reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name);
-        if (weight !== undefined) this.typeWeights.set(type, weight);
+        this.typeWeights.set(
+          type,
+          reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name),
+        );
       }
       if (isObjectType(type) || isInterfaceType(type)) {
         const sourceFields: GraphQLFieldMap<unknown, unknown> =
@@ -105,16 +107,17 @@ export class CostTable {
         for (const field of Object.values(type.getFields()) as AnyField[]) {
           const coordinate = `${type.name}.${field.name}`;
           const sourceField = sourceFields[field.name];
-          const weight = reader.weight([sourceField?.astNode], coordinate);
-          if (weight !== undefined) explicitWeights.set(field, weight);
+          explicitWeights.set(field, reader.weight([sourceField?.astNode], coordinate));
           const listSizes = reader.listSizes(field, sourceField?.astNode, coordinate);
-          const entities = listSizes.length === 0 ? entitiesRule(field, type === queryType) : undefined;
-          if (listSizes.length > 0) explicitListSizes.set(field, listSizes);
-          else if (entities !== undefined) explicitListSizes.set(field, [entities]);
+          if (listSizes.length > 0) {
+            explicitListSizes.set(field, listSizes);
+          } else {
+            const entities = entitiesRule(field, type === queryType);
+            if (entities !== undefined) explicitListSizes.set(field, [entities]);
+          }
           for (const arg of field.args) {
             const sourceArg = sourceField?.args.find((candidate) => candidate.name === arg.name);
-            const argWeight = reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`);
-            if (argWeight !== undefined) explicitArgWeights.set(arg, argWeight);
+            explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`));
           }
         }
       }
@@ -128,11 +131,10 @@ export class CostTable {
     }
     for (const directive of schema.getDirectives()) {
       if (isSpecifiedDirective(directive)) continue;
-      const sourceArgs = annotated.getDirective(directive.name)?.args ?? [];
+      const sourceDirective = annotated.getDirective(directive.name);
       for (const arg of directive.args) {
-        const sourceArg = sourceArgs.find((candidate) => candidate.name === arg.name);
-        const weight = reader.weight([sourceArg?.astNode], `@${directive.name}(${arg.name}:)`);
-        if (weight !== undefined) explicitArgWeights.set(arg, weight);
+        const sourceArg = sourceDirective?.args.find((candidate) => candidate.name === arg.name);
+        explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `@${directive.name}(${arg.name}:)`));
       }
     }
     if (problems.length > 0) throw new CostSchemaError(problems);
@@ -149,10 +151,8 @@ export class CostTable {
           explicitListSizes.get(field) ?? firstOf(inherited.map((f) => explicitListSizes.get(f))) ?? NO_RULES;
         this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSizes));
         for (const arg of field.args) {
-          const inheritedArgs = inherited.map((f) => f.args.find((a) => a.name === arg.name));
-          const argWeight =
-            explicitArgWeights.get(arg) ??
-            maxOf(inheritedArgs.map((a) => (a === undefined ? undefined : explicitArgWeights.get(a))));
+          const inheritedArgs = inherited.flatMap((f) => f.args.filter((a) => a.name === arg.name));
+          const argWeight = explicitArgWeights.get(arg) ?? maxOf(inheritedArgs.map((a) => explicitArgWeights.get(a)));
           this.inputWeights.set(arg, argWeight ?? defaultInputWeight(arg.type));
         }
       }
@@ -185,6 +185,7 @@ export class CostTable {
   /** Whether a named type is an object type (cheaper than graphql-js's checked `isObjectType`). */
   isObjectType(type: GraphQLNamedType): type is GraphQLObjectType {
     let known = this.objectTypes.get(type);
+    // Stryker disable next-line ConditionalExpression: a memo; asking graphql-js again gives the same answer
     if (known === undefined) {
       known = isObjectType(type);
       this.objectTypes.set(type, known);
