@@ -26,11 +26,13 @@ export function errorPathsOf(
   let root: Map<string | number, ErrorPaths> | undefined;
   for (const error of errors) {
     const path = error?.path;
+    // Stryker disable next-line ConditionalExpression: an empty path adds no key, and an empty tree is read as no tree (every lookup misses)
     if (!Array.isArray(path) || path.length === 0) continue;
     root ??= new Map();
     let node = root;
     for (const segment of path as ReadonlyArray<unknown>) {
       const key = typeof segment === 'string' && LIST_INDEX.test(segment) ? Number(segment) : segment;
+      // Stryker disable next-line ConditionalExpression: a key of another type is never looked up (the walk reads response keys and list indices), so cutting the path there or not prices the same
       if (typeof key !== 'string' && typeof key !== 'number') break;
       let next = node.get(key) as Map<string | number, ErrorPaths> | undefined;
       if (next === undefined) {
