@@ -15,8 +15,8 @@ const LIST_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * The tree of the errors' paths, or undefined when no error has a path (then the actual-cost walk
- * does exactly what it does without errors). Its size is the total length of the paths, which the
- * response already holds. A list index written as a string (`"3"`) is read as the number: a
+ * does exactly what it does without errors; so it does with the empty tree of empty paths). Its size
+ * is the total length of the paths, which the response already holds. A list index written as a string (`"3"`) is read as the number: a
  * response key cannot be made of digits (GraphQL names start with a letter or `_`).
  */
 export function errorPathsOf(
@@ -26,8 +26,7 @@ export function errorPathsOf(
   let root: Map<string | number, ErrorPaths> | undefined;
   for (const error of errors) {
     const path = error?.path;
-    // Stryker disable next-line ConditionalExpression: an empty path adds no key, and an empty tree is read as no tree (every lookup misses)
-    if (!Array.isArray(path) || path.length === 0) continue;
+    if (!Array.isArray(path)) continue;
     root ??= new Map();
     let node = root;
     for (const segment of path as ReadonlyArray<unknown>) {
