@@ -1,4 +1,4 @@
-import { Kind, OperationTypeNode, parse } from 'graphql';
+import { Kind, OperationTypeNode, buildSchema, parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
@@ -59,6 +59,21 @@ describe('list sizes handed down by @listSize(sizedFields:)', () => {
   it('sizes a list field with sizedFields at defaultListSize, its size going to the named list', () => {
     // 10 Pages (default), each with 2 items: typeCost 1 + 10 × (1 + 2 × 1) = 31; fieldCost 1 + 10 × 1 = 11.
     expectCost('{ pages(first: 2) { items { x } } }').toEqual({ typeCost: 31, fieldCost: 11 });
+  });
+});
+
+describe('several @listSize on one field (a repeatable definition)', () => {
+  it('sizes the field by the largest of its rules without sizedFields, whichever comes first', () => {
+    const schema = buildSchema(`
+      directive @listSize(
+        assumedSize: Int, slicingArguments: [String!], sizedFields: [String!], requireOneSlicingArgument: Boolean = true
+      ) repeatable on FIELD_DEFINITION
+      type Query { shrinking: [Leaf] @listSize(assumedSize: 8) @listSize(assumedSize: 5) }
+      type Leaf { x: Int }
+    `);
+    const { typeCost, fieldCost } = createCostAnalyzer(schema).estimate({ document: parse('{ shrinking { x } }') });
+    // 8 Leafs: typeCost 1 + 8; fieldCost 1.
+    expect({ typeCost, fieldCost }).toEqual({ typeCost: 9, fieldCost: 1 });
   });
 });
 
