@@ -44,23 +44,27 @@ export interface FieldCall {
 /**
  * Prices each collected field group once per request: the groups come from the memoized
  * `FieldCollector`, so the same array stands for the same (parent type, field) wherever it recurs,
- * e.g. in every item of a list. Holds `null` for fields that cost nothing (`__typename`, unknown).
+ * e.g. in every item of a list. Fields that cost nothing (`__typename`, unknown) are found again
+ * cheaply each time rather than kept.
  */
 export class FieldCallCache {
-  private readonly calls = new Map<readonly FieldNode[], FieldCall | null>();
+  private readonly calls = new Map<readonly FieldNode[], FieldCall>();
 
   constructor(
     private readonly table: CostTable,
     private readonly variables: Variables,
   ) {}
 
+  /** The group's call, or null for a field that costs nothing. */
   price(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
-    let call = this.calls.get(nodes);
-    if (call === undefined) {
-      const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
-      call = definition === undefined ? null : priceFieldCall(this.table, parent, definition, nodes, this.variables);
-      this.calls.set(nodes, call);
-    }
+    return this.calls.get(nodes) ?? this.priceOnce(parent, nodes);
+  }
+
+  private priceOnce(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
+    const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
+    if (definition === undefined) return null;
+    const call = priceFieldCall(this.table, parent, definition, nodes, this.variables);
+    this.calls.set(nodes, call);
     return call;
   }
 }
