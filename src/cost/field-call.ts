@@ -22,7 +22,6 @@ import type { SizedFieldTree } from './sized-fields.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
 
-const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
 type Variables = Readonly<Record<string, unknown>>;
 
 /** A field of a selection, priced once per parent object. */
@@ -45,23 +44,27 @@ export interface FieldCall {
 /**
  * Prices each collected field group once per request: the groups come from the memoized
  * `FieldCollector`, so the same array stands for the same (parent type, field) wherever it recurs,
- * e.g. in every item of a list. Holds `null` for fields that cost nothing (`__typename`, unknown).
+ * e.g. in every item of a list. Fields that cost nothing (`__typename`, unknown) are found again
+ * cheaply each time rather than kept.
  */
 export class FieldCallCache {
-  private readonly calls = new Map<readonly FieldNode[], FieldCall | null>();
+  private readonly calls = new Map<readonly FieldNode[], FieldCall>();
 
   constructor(
     private readonly table: CostTable,
     private readonly variables: Variables,
   ) {}
 
+  /** The group's call, or null for a field that costs nothing. */
   price(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
-    let call = this.calls.get(nodes);
-    if (call === undefined) {
-      const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
-      call = definition === undefined ? null : priceFieldCall(this.table, parent, definition, nodes, this.variables);
-      this.calls.set(nodes, call);
-    }
+    return this.calls.get(nodes) ?? this.priceOnce(parent, nodes);
+  }
+
+  private priceOnce(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
+    const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
+    if (definition === undefined) return null;
+    const call = priceFieldCall(this.table, parent, definition, nodes, this.variables);
+    this.calls.set(nodes, call);
     return call;
   }
 }
@@ -71,7 +74,7 @@ export class FieldCallCache {
  * IBM spec "Default weights") and for unknown fields (left to validation).
  */
 export function fieldDefinition(schema: GraphQLSchema, parent: GraphQLObjectType, name: string): AnyField | undefined {
-  if (name === '__typename') return undefined;
+  // No schema field is named `__typename` (names starting with "__" are reserved), so it finds none.
   if (parent === schema.getQueryType()) {
     if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef as AnyField;
     if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef as AnyField;
@@ -101,17 +104,14 @@ export function priceFieldCall(
 ): FieldCall {
   const rule = table.field(definition);
   const first = nodes[0] as FieldNode;
-  const args =
-    definition.args.length === 0
-      ? NO_ARGUMENTS
-      : getArgumentValues(definition, first, variables as Record<string, unknown>);
+  const args = getArgumentValues(definition, first, variables as Record<string, unknown>);
   let cost = rule.weight + argumentsCost(table, definition.args, args);
   let directivesCost = 0;
   for (const node of nodes) {
     let nodeCost = 0;
     for (const directive of node.directives ?? []) {
       const directiveDefinition = table.schema.getDirective(directive.name.value);
-      if (directiveDefinition === undefined || directiveDefinition === null) continue;
+      if (!directiveDefinition) continue;
       const values = getArgumentValues(directiveDefinition, directive, variables as Record<string, unknown>);
       nodeCost += argumentsCost(table, directiveDefinition.args, values);
     }
@@ -119,23 +119,19 @@ export function priceFieldCall(
   }
   cost += directivesCost;
   let ownSize: number | undefined;
-  let scope: SizeScope | undefined;
-  if (rule.listSizes.length > 0) {
-    const handed: { tree: SizedFieldTree; size: number }[] = [];
-    for (const listSize of rule.listSizes) {
-      const size = expectedListSize(listSize, args, parent, definition, first);
-      if (size === undefined) continue;
-      if (listSize.sizedFields === undefined) ownSize = ownSize === undefined ? size : Math.max(ownSize, size);
-      else handed.push({ tree: listSize.sizedFields, size });
-    }
-    if (handed.length > 0) scope = new SizeScope(handed);
+  const handed: { tree: SizedFieldTree; size: number }[] = [];
+  for (const listSize of rule.listSizes) {
+    const size = expectedListSize(listSize, args, parent, definition, first);
+    if (size === undefined) continue;
+    if (listSize.sizedFields === undefined) ownSize = ownSize === undefined ? size : Math.max(ownSize, size);
+    else handed.push({ tree: listSize.sizedFields, size });
   }
   return {
     definition,
     rule,
     callCost: Math.max(0, cost),
     ownSize,
-    scope,
+    scope: SizeScope.of(handed),
     isIntrospection: definition === SchemaMetaFieldDef || definition === TypeMetaFieldDef,
   };
 }
@@ -158,16 +154,17 @@ function inputValueCost(table: CostTable, definition: GraphQLArgument | GraphQLI
   return table.inputWeight(definition) + nestedInputCost(table, definition.type, value);
 }
 
+/** `value` is coerced: a list type's value is an array, an input object type's an object. */
 function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknown): number {
-  if (value === null || value === undefined) return 0;
+  if (value === null) return 0;
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
-    if (!Array.isArray(value)) return nestedInputCost(table, nullable.ofType as GraphQLInputType, value);
+    const itemType = nullable.ofType as GraphQLInputType;
     let cost = 0;
-    for (const item of value) cost += nestedInputCost(table, nullable.ofType as GraphQLInputType, item);
+    for (const item of value as readonly unknown[]) cost += nestedInputCost(table, itemType, item);
     return cost;
   }
-  if (!isInputObjectType(nullable) || typeof value !== 'object') return 0;
+  if (!isInputObjectType(nullable)) return 0;
   const fields = value as Readonly<Record<string, unknown>>;
   let cost = 0;
   for (const field of Object.values(nullable.getFields())) {
@@ -203,8 +200,8 @@ function expectedListSize(
     const value = valueAt(args, path);
     if (value !== null && value !== undefined) given += 1;
     const count = Array.isArray(value) ? value.length : value;
-    if (typeof count === 'number' && Number.isFinite(count)) {
-      size = Math.max(size ?? 0, Math.max(0, count));
+    if (Number.isFinite(count)) {
+      size = Math.max(size ?? 0, Math.max(0, count as number));
     }
   }
   if (rule.requireOneSlicingArgument && rule.slicingArguments.length > 0 && given !== 1) {
@@ -248,7 +245,7 @@ function valueAt(args: Readonly<Record<string, unknown>>, path: readonly string[
   return value;
 }
 
-/** `a`, `a or b`, `a, b or c`. */
+/** `a or b`, `a, b or c` (only ever called with two names or more). */
 function joined(names: readonly string[], conjunction: string): string {
-  return names.length === 1 ? (names[0] as string) : `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}`;
+  return `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}`;
 }

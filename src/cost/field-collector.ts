@@ -45,10 +45,9 @@ export class FieldCollector {
 
   /** A string naming the selection sets by identity, for memo keys. */
   keyOf(selectionSets: readonly SelectionSetNode[]): string {
-    if (selectionSets.length === 1) return String(this.idOf(selectionSets[0] as SelectionSetNode));
-    let key = '';
-    for (const selectionSet of selectionSets) {
-      key += key === '' ? String(this.idOf(selectionSet)) : `,${this.idOf(selectionSet)}`;
+    let key = String(this.idOf(selectionSets[0] as SelectionSetNode));
+    for (let index = 1; index < selectionSets.length; index += 1) {
+      key += `,${this.idOf(selectionSets[index] as SelectionSetNode)}`;
     }
     return key;
   }
@@ -126,7 +125,6 @@ export class FieldCollector {
   }
 
   private isIncluded(selection: SelectionNode): boolean {
-    if (selection.directives === undefined || selection.directives.length === 0) return true;
     const variables = this.operation.variables as Record<string, unknown>;
     if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
     return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
@@ -136,6 +134,6 @@ export class FieldCollector {
     if (fragment.typeCondition === undefined) return true;
     const condition = typeFromAST(this.schema, fragment.typeCondition);
     if (condition === type) return true;
-    return condition !== undefined && isAbstractType(condition) && this.schema.isSubType(condition, type);
+    return isAbstractType(condition) && this.schema.isSubType(condition, type);
   }
 }

@@ -17,12 +17,22 @@ export class SizeScope {
   /** Names the scope in memo keys: the same key hands the same sizes to the same names. */
   readonly key: string;
   readonly #entries: readonly ScopeEntry[];
-  readonly #below = new Map<string, SizeScope | null>();
+  /** Scopes below field names; a name nothing continues below maps to undefined, recomputed (cheaply) each time. */
+  readonly #below = new Map<string, SizeScope | undefined>();
   readonly #merged = new Map<SizeScope, SizeScope>();
 
   constructor(entries: readonly ScopeEntry[]) {
     this.#entries = entries;
-    this.key = entries.map((entry) => `${entry.tree.id}:${entry.size}`).join(',');
+    // join() separates with commas.
+    this.key = entries.map((entry) => `${entry.tree.id}:${entry.size}`).join();
+  }
+
+  /**
+   * A scope of `entries`, or undefined when there are none: an empty scope hands no size, and
+   * leaving it out lets the memo keys of scoped and unscoped selections coincide.
+   */
+  static of(entries: readonly ScopeEntry[]): SizeScope | undefined {
+    return entries.length === 0 ? undefined : new SizeScope(entries);
   }
 
   /** The size handed to the list field `name` of this selection, if any entry sizes it. */
@@ -36,26 +46,24 @@ export class SizeScope {
 
   /** The scope that continues below the field `name` (paths such as `"results { page }"`), if any. */
   below(name: string): SizeScope | undefined {
-    let scope = this.#below.get(name);
-    if (scope === undefined) {
-      const entries: ScopeEntry[] = [];
-      for (const entry of this.#entries) {
-        const tree = entry.tree.below.get(name);
-        if (tree !== undefined) entries.push({ tree, size: entry.size });
-      }
-      scope = entries.length === 0 ? null : new SizeScope(entries);
-      this.#below.set(name, scope);
+    return this.#below.get(name) ?? this.#descend(name);
+  }
+
+  #descend(name: string): SizeScope | undefined {
+    const entries: ScopeEntry[] = [];
+    for (const entry of this.#entries) {
+      const tree = entry.tree.below.get(name);
+      if (tree !== undefined) entries.push({ tree, size: entry.size });
     }
-    return scope ?? undefined;
+    const scope = SizeScope.of(entries);
+    this.#below.set(name, scope);
+    return scope;
   }
 
   /** This scope's entries and `other`'s. */
   with(other: SizeScope): SizeScope {
-    let merged = this.#merged.get(other);
-    if (merged === undefined) {
-      merged = new SizeScope([...this.#entries, ...other.#entries]);
-      this.#merged.set(other, merged);
-    }
+    const merged = this.#merged.get(other) ?? new SizeScope([...this.#entries, ...other.#entries]);
+    this.#merged.set(other, merged);
     return merged;
   }
 }
