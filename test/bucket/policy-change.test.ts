@@ -113,10 +113,11 @@ describe.each([
     expect(await at(0, 'peek', 0, huge)).toMatchObject({ remaining: 1e6 - 99_999 });
   });
 
-  it('a refund of 0 under another policy writes nothing, so the bucket keeps refilling at its own rate', async () => {
+  it('a refund or a consume of 0 under another policy writes nothing, so the bucket keeps refilling at its own rate', async () => {
     store = makeStore();
     await at(0, 'consume', 10, SLOW);
     expect(await at(1000, 'refund', 0, FAST)).toMatchObject({ remaining: 991, resetAfterMs: 90 });
+    expect(await at(1000, 'consume', 0, FAST)).toMatchObject({ allowed: true, remaining: 991, resetAfterMs: 90 });
     // Still written at 1/s: 2 s after the consume 8 are missing, not 0 (as a conversion to 100/s would give).
     expect(await at(2000, 'peek', 0, SLOW)).toMatchObject({ remaining: 992, resetAfterMs: 8000 });
   });
