@@ -29,7 +29,7 @@ import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type QueryBudgetOptions } from './options.js';
 import { ChargeFunctionError, OperationPricer } from './pricing.js';
 import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
-import { dryRunFields, executeRateLimitOnly, rateLimitView, setRateLimitView } from './rate-limit-field.js';
+import { dryRunFields, executeRateLimitOnly, setRateLimitView } from './rate-limit-field.js';
 import { faultMessage, RequestInputResolver } from './request-inputs.js';
 import { ResponseAnnotator } from './response-annotation.js';
 
@@ -186,16 +186,13 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       budget.rejection = error;
       return;
     }
-    setRateLimitView(
-      requestContext.contextValue,
-      rateLimitView({
-        cost: budget.requested,
-        capacity: binding.policy.capacity,
-        remaining: bucket.remaining,
-        resetAfterMs: bucket.resetAfterMs,
-        now: Date.now(),
-      }),
-    );
+    setRateLimitView(requestContext.contextValue, {
+      cost: budget.requested,
+      capacity: binding.policy.capacity,
+      remaining: bucket.remaining,
+      resetAfterMs: bucket.resetAfterMs,
+      now: Date.now(),
+    });
   }
 
   async function settle(

@@ -54,12 +54,32 @@ export interface RateLimitView {
   resetAt: string;
 }
 
-/** Request context value → the view of its operation's budget (set by the plugin before execution). */
-const views = new WeakMap<object, RateLimitView>();
+/** What the store said about the binding bucket after a request's charge, and when. */
+export interface RateLimitReading {
+  cost: number;
+  capacity: number;
+  remaining: number;
+  resetAfterMs: number;
+  /** `Date.now()` when the store answered. */
+  now: number;
+}
 
-/** The plugin records the view of a request (keyed by Apollo's per-request context value). */
-export function setRateLimitView(contextValue: object, view: RateLimitView): void {
-  views.set(contextValue, view);
+/**
+ * Request context value → the reading of its operation's budget (set by the plugin before
+ * execution). The view is built only when a `rateLimit` field is resolved: most operations do not
+ * ask, and formatting `resetAt` on every request would cost them all.
+ */
+const readings = new WeakMap<object, RateLimitReading>();
+
+/** The plugin records the reading of a request (keyed by Apollo's per-request context value). */
+export function setRateLimitView(contextValue: object, reading: RateLimitReading): void {
+  readings.set(contextValue, reading);
+}
+
+function viewOf(contextValue: unknown): RateLimitView | null {
+  if (typeof contextValue !== 'object' || contextValue === null) return null;
+  const reading = readings.get(contextValue);
+  return reading === undefined ? null : rateLimitView(reading);
 }
 
 /**
@@ -68,19 +88,12 @@ export function setRateLimitView(contextValue: object, view: RateLimitView): voi
  */
 export const rateLimitResolvers = {
   Query: {
-    rateLimit: (_source: unknown, _args: unknown, contextValue: unknown): RateLimitView | null =>
-      typeof contextValue === 'object' && contextValue !== null ? (views.get(contextValue) ?? null) : null,
+    rateLimit: (_source: unknown, _args: unknown, contextValue: unknown): RateLimitView | null => viewOf(contextValue),
   },
 };
 
 /** The view of a bucket after a charge of `cost`. */
-export function rateLimitView(input: {
-  cost: number;
-  capacity: number;
-  remaining: number;
-  resetAfterMs: number;
-  now: number;
-}): RateLimitView {
+function rateLimitView(input: RateLimitReading): RateLimitView {
   const remaining = Math.max(0, Math.floor(input.remaining));
   const resetAfterMs = Math.max(input.resetAfterMs, 0);
   return {
