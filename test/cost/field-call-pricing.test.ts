@@ -2,8 +2,8 @@ import { Kind, OperationTypeNode, buildSchema, parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
-import { CostAnalysisError, CostErrorCode } from '../../src/cost/errors.js';
-import { costSchema } from './support.js';
+import { CostErrorCode } from '../../src/cost/errors.js';
+import { costSchema, rejection } from './support.js';
 
 // Pricing one field call (IBM spec "Field cost", "@listSize"). Default weights: 1 per object and
 // per composite field, 0 per scalar field; defaultListSize 10.
@@ -25,17 +25,6 @@ const { schema, estimate, expectCost } = costSchema(`
   type Page { items: [Leaf] }
   type Leaf { x: Int }
 `);
-
-/** The error `run` throws, or a failure if it throws none. */
-function rejection(run: () => unknown): CostAnalysisError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CostAnalysisError) return error;
-    throw error;
-  }
-  throw new Error('not rejected');
-}
 
 /** The estimate of a document that is not validated first (the analyzer leaves validation to the server). */
 function unvalidated(document: DocumentNode | string) {

@@ -1,8 +1,8 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
-import { CostAnalysisError, CostErrorCode } from '../../src/cost/errors.js';
-import { costSchema } from './support.js';
+import { CostErrorCode } from '../../src/cost/errors.js';
+import { costSchema, rejection } from './support.js';
 
 // Collecting the fields of a selection per object type (GraphQL spec "CollectFields"), as the
 // estimate sees it. Default weights: 1 per object and per composite field, 0 per scalar field.
@@ -25,17 +25,6 @@ const { schema, expectCost } = costSchema(`
 function unvalidated(query: string) {
   const { typeCost, fieldCost } = createCostAnalyzer(schema).estimate({ document: parse(query) });
   return { typeCost, fieldCost };
-}
-
-/** The error an estimate throws, or a failure if it throws none. */
-function rejection(run: () => unknown): CostAnalysisError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CostAnalysisError) return error;
-    throw error;
-  }
-  throw new Error('not rejected');
 }
 
 describe('merged selection sets of one response key', () => {

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { expect } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
+import { CostAnalysisError } from '../../src/cost/errors.js';
 import type { ActualRequest, CostAnalyzer, CostAnalyzerOptions, CostEstimate } from '../../src/cost/types.js';
 
 type Variables = Record<string, unknown>;
@@ -30,4 +31,15 @@ export function costSchema(sdl: string, options?: CostAnalyzerOptions) {
   /** `expectCost(query).toEqual({ typeCost, fieldCost })` */
   const expectCost = (query: string, variables?: Variables) => expect(estimate(query, variables));
   return { schema, analyzer, documentOf, estimate, actual, expectCost };
+}
+
+/** The error `run` throws, or a failure if it throws none. */
+export function rejection(run: () => unknown): CostAnalysisError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof CostAnalysisError) return error;
+    throw error;
+  }
+  throw new Error('not rejected');
 }
