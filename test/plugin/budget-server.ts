@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { QueryBudgetOptions } from '../../src/plugin/options.js';
 import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
@@ -140,6 +141,26 @@ export function testRedis(port: number): Redis {
 export async function whenReady(client: Redis): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve) => client.once('ready', () => resolve()));
+}
+
+/**
+ * A client of the run's shared redis-server (test/support/global-setup.ts) for one test file: ready
+ * before the file's tests, disconnected after them.
+ */
+export function fileRedis(): Redis {
+  const client = testRedis(inject('redisPort'));
+  beforeAll(() => whenReady(client));
+  afterAll(() => client.disconnect());
+  return client;
+}
+
+/** The budget servers a test file starts: whatever a test pushes here is stopped after that test. */
+export function serversStoppedAfterEach(): BudgetServer[] {
+  const servers: BudgetServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+  });
+  return servers;
 }
 
 /** A RedisBucketStore under a key prefix no other test uses. */

@@ -1,7 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import { BudgetErrorCode } from '../../src/plugin/errors.js';
 import {
@@ -10,27 +9,18 @@ import {
   isolatedStore,
   itemsQuery,
   startBudgetServer,
-  testRedis,
-  whenReady,
   type BudgetServer,
   type PluginOptions,
   type ServerOptions,
   warmUp,
+  fileRedis,
+  serversStoppedAfterEach,
 } from './budget-server.js';
 
 const POLICY = { capacity: 100, refillPerSecond: 0 };
 
-let redis: Redis;
-const servers: BudgetServer[] = [];
-
-beforeAll(async () => {
-  redis = testRedis(inject('redisPort'));
-  await whenReady(redis);
-});
-afterAll(() => redis.disconnect());
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const redis = fileRedis();
+const servers = serversStoppedAfterEach();
 
 async function start(
   options: Partial<PluginOptions> = {},

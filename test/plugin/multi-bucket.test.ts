@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from '../../src/bucket/types.js';
 import type { BudgetDecision } from '../../src/plugin/decision-event.js';
@@ -9,10 +8,10 @@ import {
   isolatedStore,
   itemsQuery,
   startBudgetServer,
-  testRedis,
-  whenReady,
   type BudgetServer,
   type PluginOptions,
+  fileRedis,
+  serversStoppedAfterEach,
 } from './budget-server.js';
 
 /** Several buckets per operation, all-or-nothing, through a real Apollo Server over HTTP. */
@@ -26,16 +25,8 @@ const withApp = (capacity: number): BudgetLimit[] => [
   { name: 'app', key: 'app:42', capacity, refillPerSecond: 1 },
 ];
 
-let redis: Redis;
-const servers: BudgetServer[] = [];
-beforeAll(async () => {
-  redis = testRedis(inject('redisPort'));
-  await whenReady(redis);
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
-afterAll(() => redis.disconnect());
+const redis = fileRedis();
+const servers = serversStoppedAfterEach();
 
 async function start(options: PluginOptions): Promise<BudgetServer> {
   const server = await startBudgetServer({ storeTimeoutMs: 1000, ...options });

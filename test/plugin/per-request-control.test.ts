@@ -1,13 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BudgetDecision } from '../../src/plugin/decision-event.js';
-import { costOf, itemsQuery, startBudgetServer, type BudgetServer, type PluginOptions } from './budget-server.js';
+import {
+  costOf,
+  itemsQuery,
+  startBudgetServer,
+  type BudgetServer,
+  type PluginOptions,
+  serversStoppedAfterEach,
+} from './budget-server.js';
 
 const POLICY = { capacity: 100, refillPerSecond: 0 };
-const servers: BudgetServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const servers = serversStoppedAfterEach();
 
 async function start(options: PluginOptions): Promise<BudgetServer> {
   const server = await startBudgetServer({ store: new MemoryBucketStore(), policy: POLICY, ...options });

@@ -1,16 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/plugin/rate-limit-field.js';
 import { itemsResolvers, itemsTypeDefs } from '../support/items-schema.js';
-import { costOf, startBudgetServer, type BudgetServer, type PluginOptions } from './budget-server.js';
+import {
+  costOf,
+  startBudgetServer,
+  type BudgetServer,
+  type PluginOptions,
+  serversStoppedAfterEach,
+} from './budget-server.js';
 
 /** GitHub's `rateLimit(dryRun:)` field, merged into the items schema, over HTTP. */
 
 const POLICY = { capacity: 100, refillPerSecond: 5 };
-const servers: BudgetServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const servers = serversStoppedAfterEach();
 
 let itemResolverRuns = 0;
 const schema = {

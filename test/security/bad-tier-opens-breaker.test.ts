@@ -1,30 +1,12 @@
-/**
- * Attack: get the plugin to count a misconfigured tier as a store outage.
- *
- *   three requests on a tier whose policy is { capacity: 1000, refillPerSecond: 1e-7 }
- *   (refilling from empty would take 1e10 s; the stores refuse it)
- *
- * If the store's refusal fed the circuit breaker, three such requests would open it and every
- * other caller would run uncharged (`onStoreError: 'allow'`) or be refused with 503 (`'deny'`): one
- * tier's mistake would switch limiting off for everyone.
- *
- * The same with a list of limits the stores refuse: more than 64 buckets, one shared key twice, a
- * shared key equal to one of the caller's own buckets (a key computed from data the caller controls).
- *
- * Guarantee: one validation, shared by the plugin and the stores; a policy error fails that request
- * alone (500, generic message, logged in full) and never counts as a store failure.
- */
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoreErrorPolicy } from '../../src/plugin/guarded-store.js';
 import {
   costOf,
   isolatedStore,
   itemsQuery,
   startBudgetServer,
-  testRedis,
-  whenReady,
-  type BudgetServer,
+  fileRedis,
+  serversStoppedAfterEach,
 } from '../plugin/budget-server.js';
 
 const BROKEN = { capacity: 1000, refillPerSecond: 1e-7 };
@@ -37,17 +19,8 @@ const BROKEN_LISTS: Record<string, (user: string) => unknown> = {
   own: (user) => [window('own'), window('org', `${user}\u0000own`)],
 };
 
-let redis: Redis;
-const servers: BudgetServer[] = [];
-
-beforeAll(async () => {
-  redis = testRedis(inject('redisPort'));
-  await whenReady(redis);
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
-afterAll(() => redis.disconnect());
+const redis = fileRedis();
+const servers = serversStoppedAfterEach();
 
 describe.each<StoreErrorPolicy>(['allow', 'deny', 'local'])('onStoreError %s', (onStoreError) => {
   it('fails the broken tier alone and keeps charging everyone else in Redis', async () => {

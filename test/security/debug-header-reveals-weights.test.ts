@@ -10,15 +10,12 @@
  * Guarantee: the breakdown is opt-in (`fieldBreakdown`, off by default, for callers the server
  * trusts) and never longer than 1,000 entries.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { costOf, itemsQuery, startBudgetServer, type BudgetServer } from '../plugin/budget-server.js';
+import { costOf, itemsQuery, startBudgetServer, serversStoppedAfterEach } from '../plugin/budget-server.js';
 
 const DEBUG = { 'graphql-budget-debug': 'fields' };
-const servers: BudgetServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const servers = serversStoppedAfterEach();
 
 it('gives no breakdown to a client that merely asks', async () => {
   const server = await startBudgetServer({ store: new MemoryBucketStore() });

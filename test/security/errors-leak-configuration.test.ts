@@ -12,15 +12,18 @@
  * own `identify` or `policy` throws on purpose is passed through as is.
  */
 import { GraphQLError } from 'graphql';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { itemsQuery, startBudgetServer, type BudgetServer, type PluginOptions } from '../plugin/budget-server.js';
+import {
+  itemsQuery,
+  startBudgetServer,
+  type BudgetServer,
+  type PluginOptions,
+  serversStoppedAfterEach,
+} from '../plugin/budget-server.js';
 
 const SECRET = 'redis://admin:hunter2@10.0.0.7:6379';
-const servers: BudgetServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const servers = serversStoppedAfterEach();
 
 async function start(options: PluginOptions): Promise<BudgetServer> {
   const server = await startBudgetServer({ store: new MemoryBucketStore(), ...options });

@@ -1,20 +1,4 @@
-/**
- * The attack: on a server where organisations share a bucket (`policy` returns a limit with
- * `key: 'acme'`) and other callers get one plain bucket (`policy` returns a single policy), a
- * caller picks an identity equal to the organisation's key (a user name, an account id or a token
- * claim the caller chooses: `acme`), or one that spells the shared bucket's identity in the deny
- * cache (`acme` NUL `acme`), and spends their own budget.
- * What it would gain: if a caller's plain bucket and a shared bucket can have the same identity,
- * the caller's requests drain the organisation's budget, and every member of the organisation is
- * refused (by the store, or by the deny cache remembering the caller's refusal) without having
- * spent anything.
- * The guarantee that stops it: a shared bucket lives under a hash tag (its own key, unless one is
- * given), so its Redis key never equals a caller's plain bucket, and the deny cache names every
- * bucket by an encoding no identity can spell: no identity a caller picks reaches another owner's
- * bucket.
- */
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
 import type { BudgetLimit } from '../../src/plugin/limits.js';
@@ -23,21 +7,12 @@ import {
   isolatedStore,
   itemsQuery,
   startBudgetServer,
-  testRedis,
-  whenReady,
+  fileRedis,
+  serversStoppedAfterEach,
 } from '../plugin/budget-server.js';
 
-let redis: Redis;
-const servers: BudgetServer[] = [];
-
-beforeAll(async () => {
-  redis = testRedis(inject('redisPort'));
-  await whenReady(redis);
-});
-afterAll(() => redis.disconnect());
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const redis = fileRedis();
+const servers = serversStoppedAfterEach();
 
 const MEMBERS = new Set(['alice', 'bob']);
 /** Members: a window of their own and the organisation's shared bucket. */

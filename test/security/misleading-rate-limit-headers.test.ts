@@ -1,20 +1,4 @@
-/**
- * Attack (on the client's trust): act on what the limiter says.
- *
- *   a client that waits exactly `Retry-After`, or `t`, or spends exactly `r`, before it sends again
- *
- * A 429 that says `Retry-After: 1` beside `RateLimit: …;t=17`, a `q` that counts requests when the
- * budget counts cost, a `q=0` for a small fractional budget, or an `r` one lower than the bucket
- * holds all teach a well-behaved client the wrong thing: it either hammers the server with requests
- * that will be refused or leaves tokens unused.
- *
- * Guarantee: on a 429, `Retry-After` is the whole seconds until the operation can be paid and the
- * RateLimit field's `t` is the same number (draft-ietf-httpapi-ratelimit-headers-10 §6); the quota
- * unit is named; no quota is stated that the bucket cannot hold; integer costs on integer policies
- * give integer answers in both stores.
- */
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
 import {
@@ -22,22 +6,14 @@ import {
   isolatedStore,
   itemsQuery,
   startBudgetServer,
-  testRedis,
-  whenReady,
   type BudgetServer,
   type PluginOptions,
+  fileRedis,
+  serversStoppedAfterEach,
 } from '../plugin/budget-server.js';
 
-let redis: Redis;
-const servers: BudgetServer[] = [];
-beforeAll(async () => {
-  redis = testRedis(inject('redisPort'));
-  await whenReady(redis);
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
-afterAll(() => redis.disconnect());
+const redis = fileRedis();
+const servers = serversStoppedAfterEach();
 
 async function start(options: PluginOptions): Promise<BudgetServer> {
   const server = await startBudgetServer({ storeTimeoutMs: 1000, ...options });

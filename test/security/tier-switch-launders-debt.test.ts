@@ -1,18 +1,4 @@
-/**
- * The attack: a caller spends most of a large tier's budget, then has their plan switched to a
- * smaller tier and back (a downgrade and an upgrade in the billing system, so the `policy` function
- * returns another policy for the same caller), sending a request under each.
- * What it would gain: a store that reads the bucket under whatever policy the next call carries
- * turns the debt into a full bucket, or caps it at the small tier's capacity, so each round trip
- * through the small tier launders the spending. The same confusion hurts honest callers: an
- * upgrade that leaves fewer tokens than before, a switch to a rate of 0 that reads as empty.
- * The guarantee that stops it: a policy change keeps the tokens the caller is missing (used and not
- * yet refilled), counted under the policy the bucket was last written with up to the switch:
- * remaining = max(0, new capacity − missing), and the new rate refills them from then on. The debt
- * is never capped at the new capacity, so going down and up again gives nothing back.
- */
-import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketStore } from '../../src/bucket/types.js';
 import {
@@ -22,8 +8,8 @@ import {
   itemsQuery,
   type Reply,
   startBudgetServer,
-  testRedis,
-  whenReady,
+  fileRedis,
+  serversStoppedAfterEach,
 } from '../plugin/budget-server.js';
 
 const TIERS: Record<string, BucketPolicy> = {
@@ -34,17 +20,8 @@ const TIERS: Record<string, BucketPolicy> = {
   frozen: { capacity: 1000, refillPerSecond: 0 },
 };
 
-let redis: Redis;
-const servers: BudgetServer[] = [];
-
-beforeAll(async () => {
-  redis = testRedis(inject('redisPort'));
-  await whenReady(redis);
-});
-afterAll(() => redis.disconnect());
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
+const redis = fileRedis();
+const servers = serversStoppedAfterEach();
 
 const available = (reply: Reply): number | undefined => costOf(reply).throttleStatus?.currentlyAvailable;
 
