@@ -6,6 +6,7 @@ import {
   type BucketState,
   type BucketStep,
 } from './bucket-math.js';
+import { bucketKey } from './bucket-key.js';
 import { BucketTable } from './bucket-table.js';
 import { allowedResult, deniedResult } from './multi-charge.js';
 import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
@@ -201,11 +202,10 @@ export class MemoryBucketStore implements BucketStore {
 }
 
 /**
- * A bucket's name in the table. An untagged key is itself, unless it starts with NUL (then it gets
- * another NUL in front); a tagged one is NUL, the tag's length, `:`, the tag and the key. The two
- * never meet (NUL NUL against NUL and a digit), so no key spells a tagged bucket's name.
+ * A bucket's name in the table: its Redis key without a prefix (`bucketKey`), so a tagged bucket
+ * never has an untagged one's name and every name is at most 136 characters, whatever the
+ * identity: a long one is kept as its SHA-256, not as the bytes a client sent.
  */
 function tableKey(key: string, hashTag?: string): string {
-  if (hashTag !== undefined) return `\u0000${hashTag.length}:${hashTag}${key}`;
-  return key.charCodeAt(0) === 0 ? `\u0000${key}` : key;
+  return bucketKey('', key, hashTag);
 }

@@ -1,3 +1,4 @@
+import { bucketKey } from '../bucket/bucket-key.js';
 import type { BucketLimit, BucketPolicy, BucketResult, MultiBucketResult } from '../bucket/types.js';
 
 /** What the store last said about a bucket that refused an operation. */
@@ -109,10 +110,10 @@ export class DenyCache {
 }
 
 /**
- * A bucket's identity in the store: its key, and the slot tag that places it (the same key under
- * another tag, or none, is another bucket). Untagged keys start with `-`, tagged ones with the
- * tag's length, so no key or tag, whatever characters it holds, spells another bucket's identity.
+ * A bucket's identity in the store: its Redis key without a prefix (`bucketKey`): the same key
+ * under another tag, or none, is another bucket, and an identity's length does not change the
+ * entry's (a long one is kept as its SHA-256).
  */
 function identity(limit: BucketLimit): string {
-  return limit.hashTag === undefined ? `-${limit.key}` : `${limit.hashTag.length}:${limit.hashTag}${limit.key}`;
+  return bucketKey('', limit.key, limit.hashTag);
 }
