@@ -1,0 +1,116 @@
+/**
+ * Invariant: the tokens an operation finally takes are at least the price of the work its
+ * resolvers actually did.
+ *
+ * Checked over generated requests (harness/arbitraries.ts) against a real Apollo Server with the
+ * plugin, on a schema with every pricing feature (harness/library.ts). The oracle is independent of
+ * the cost engine: the resolvers count their calls and what they return, and `Work.price` prices
+ * that with the documented IBM rules written out in library.ts. For every generated case:
+ *
+ * - no reply is a 5xx;
+ * - an operation that is refused runs nothing and takes nothing;
+ * - a dry run (`rateLimit(dryRun: true)` as execution reads the argument) runs nothing else and
+ *   takes nothing;
+ * - otherwise the tokens taken (after every late resolver) cover the price of the work done;
+ * - no resolver receives a list size the client chose outside [0, maxListSize];
+ * - the same request again costs the same, and the price a server with the estimate cache gives
+ *   equals the price a server without one gives (no request hits an entry priced for another).
+ *
+ * `npm test` runs it with a fixed seed; `npm run test:fuzz` runs a longer search with a random
+ * seed (FUZZ_RUNS, FUZZ_SEED), and a failure prints the seed and the shrunk counterexample.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { requestPairArb, type GeneratedRequest } from './harness/arbitraries.js';
+import { startHarnessServer, type HarnessReply, type HarnessServer } from './harness/server.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const SEED =
+  process.env.FUZZ_SEED === undefined
+    ? process.env.FUZZ === '1'
+      ? Date.now()
+      : 20261201
+    : Number(process.env.FUZZ_SEED);
+/** The plugin's default `maxListSize`. */
+const MAX_LIST_SIZE = 10_000;
+
+let cached: HarnessServer;
+let uncached: HarnessServer;
+
+beforeAll(async () => {
+  cached = await startHarnessServer();
+  uncached = await startHarnessServer({ estimateCacheMaxBytes: 0 });
+});
+
+afterAll(async () => {
+  await cached?.stop();
+  await uncached?.stop();
+});
+
+let callers = 0;
+function nextCaller(): string {
+  callers += 1;
+  return `caller-${callers}`;
+}
+
+/** Every property of one reply; a string naming the first that fails, or undefined. */
+function violation(request: GeneratedRequest, reply: HarnessReply): string | undefined {
+  const { work, taken, status } = reply;
+  if (status >= 500) return `a ${status} reply: ${JSON.stringify(reply.body.errors)}`;
+  for (const { coordinate, value } of work.slices) {
+    if (typeof value === 'number' && !(value >= 0 && value <= MAX_LIST_SIZE)) {
+      return `${coordinate} ran with a list size of ${value}, outside [0, ${MAX_LIST_SIZE}]`;
+    }
+  }
+  const priced = reply.body.extensions?.cost;
+  if (work.dryRuns.includes(true)) {
+    if (work.otherCalls > 0) return `a dry run ran ${work.otherCalls} other resolvers`;
+    if (taken !== 0) return `a dry run took ${taken} tokens`;
+    return undefined;
+  }
+  if (reply.body.data === undefined && work.otherCalls > 0) {
+    return `a refused operation (${status}) ran ${work.otherCalls} resolvers`;
+  }
+  const price = work.price(request.operation.root);
+  if (taken < price) {
+    return (
+      `took ${taken} tokens for work priced ${price} (requested ${priced?.requestedQueryCost}, ` +
+      `actual ${priced?.actualQueryCost}; calls ${JSON.stringify([...work.calls])}, returned ${JSON.stringify([...work.returned])})`
+    );
+  }
+  return undefined;
+}
+
+it('takes at least the price of the work the resolvers did, for every generated request', {
+  timeout: 600_000,
+}, async () => {
+  console.info(`budget invariant: ${RUNS} runs, seed ${SEED}`);
+  await fc.assert(
+    fc.asyncProperty(requestPairArb, async ([request, other]) => {
+      const first = await cached.send(request, nextCaller());
+      const second = await cached.send(other, nextCaller());
+      const fresh = await uncached.send(other, nextCaller());
+      const again = await cached.send(request, nextCaller());
+      for (const [sent, reply] of [
+        [request, first],
+        [other, second],
+        [other, fresh],
+        [request, again],
+      ] as const) {
+        const problem = violation(sent, reply);
+        if (problem !== undefined) throw new Error(problem);
+      }
+      const requested = (reply: HarnessReply) => reply.body.extensions?.cost?.requestedQueryCost;
+      if (requested(again) !== requested(first)) {
+        throw new Error(`the same request was priced ${requested(first)}, then ${requested(again)}`);
+      }
+      if (requested(second) !== requested(fresh)) {
+        throw new Error(
+          `priced ${requested(second)} after another request's entry was cached, ${requested(fresh)} without the cache`,
+        );
+      }
+    }),
+    { numRuns: RUNS, seed: SEED },
+  );
+  expect(callers).toBeGreaterThanOrEqual(4 * RUNS);
+});
