@@ -1,16 +1,17 @@
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { OperationDefinitionNode } from 'graphql';
 import type { CostEstimate } from '../cost/types.js';
 import type { CostErrorRecord } from './errors.js';
 
 /**
- * Cost estimates kept per (document hash, operation name, variables), bounded in bytes with Apollo's
- * `InMemoryLRUCache`: a client that sends many distinct documents or variables can fill the cache,
- * never grow it. Values are plain data: an estimate's two numbers, or an error's message, code and
- * locations; never an AST node, which would keep the whole document (source text and tokens) alive.
+ * Cost estimates kept per (document hash, operation name, declared variables), bounded in bytes with
+ * Apollo's `InMemoryLRUCache`: a client that sends many distinct documents or variables can fill the
+ * cache, never grow it. Values are plain data: an estimate's two numbers, or an error's message,
+ * code and locations; never an AST node, which would keep the whole document (source text and
+ * tokens) alive.
  *
- * Variables are serialized with sorted object keys so `{a, b}` and `{b, a}` share an entry; a request
- * whose variables serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters is not cached (a 1 MB
- * variables object must not become a 1 MB cache key).
+ * A request whose declared variables serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters is
+ * not cached (a 1 MB variables object must not become a 1 MB cache key).
  */
 export const MAX_VARIABLES_KEY_LENGTH = 2048;
 
@@ -60,51 +61,42 @@ export class EstimateCache {
   }
 }
 
-/** The cache key of one estimate, or undefined when the variables are too large to cache. */
+/**
+ * The cache key of one estimate, or undefined when the variables are too large to cache (or are
+ * not JSON data).
+ *
+ * Pricing reads the operation's declared variables and nothing else, so the key holds exactly
+ * those: each declared variable's raw value as JSON, or a mark that it is absent (its default then
+ * applies), in declaration order. Values are read as own properties, whatever the name: `__proto__`
+ * and `constructor` are ordinary GraphQL variable names, and JSON.stringify writes an own
+ * `__proto__` key as any other. Junk variables the operation does not declare change nothing.
+ */
 export function estimateCacheKey(
   queryHash: string,
   operationName: string | null | undefined,
+  operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
-  const serialized = !variables
-    ? ''
-    : isFlatAndSorted(variables)
-      ? JSON.stringify(variables)
-      : stableStringify(variables);
-  if (serialized === undefined || serialized.length > MAX_VARIABLES_KEY_LENGTH) return undefined;
-  return `${queryHash}\u0000${operationName ?? ''}\u0000${serialized}`;
-}
-
-/**
- * Whether plain `JSON.stringify` already gives `stableStringify`'s answer: a plain object whose keys
- * are in sorted order and whose values are all strings, numbers, booleans or null (the usual
- * variables of a request).
- */
-function isFlatAndSorted(variables: Readonly<Record<string, unknown>>): boolean {
-  const prototype = Object.getPrototypeOf(variables) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return false;
-  let previous: string | undefined;
-  for (const name of Object.keys(variables)) {
-    if (previous !== undefined && !(previous < name)) return false;
-    const value = variables[name];
-    const scalar =
-      value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-    if (!scalar) return false;
-    previous = name;
+  let key = `${queryHash}\u0000${operationName ?? ''}`;
+  const definitions = operation.variableDefinitions;
+  if (definitions === undefined || definitions.length === 0) return key;
+  let length = 0;
+  for (const definition of definitions) {
+    const name = definition.variable.name.value;
+    if (variables === null || variables === undefined || !Object.hasOwn(variables, name)) {
+      key += '\u0000';
+      continue;
+    }
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(variables[name]);
+    } catch {
+      return undefined; // a cycle or a BigInt: not JSON data
+    }
+    if (json === undefined) return undefined;
+    length += json.length;
+    if (length > MAX_VARIABLES_KEY_LENGTH) return undefined;
+    key += `\u0000=${json}`;
   }
-  return true;
-}
-
-/** JSON with object keys sorted; undefined when the value cannot be serialized (e.g. a cycle). */
-export function stableStringify(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value, (_key, item: unknown) => {
-      if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-      const sorted: Record<string, unknown> = {};
-      for (const name of Object.keys(item).sort()) sorted[name] = (item as Record<string, unknown>)[name];
-      return sorted;
-    });
-  } catch {
-    return undefined;
-  }
+  return key;
 }

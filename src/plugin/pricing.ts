@@ -178,8 +178,11 @@ export class OperationPricer<TContext extends BaseContext> {
   }
 
   async #estimateCached(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<CachedEstimate> {
-    const { request } = requestContext;
-    const key = estimateCacheKey(requestContext.queryHash, request.operationName, request.variables);
+    const { request, operation } = requestContext;
+    const key =
+      operation === undefined
+        ? undefined
+        : estimateCacheKey(requestContext.queryHash, request.operationName, operation, request.variables);
     const cached = key === undefined ? undefined : await this.#cache.get(key);
     if (cached !== undefined) return cached;
     const entry = this.#estimateFresh(requestContext, false);
