@@ -51,7 +51,7 @@ export class ActualCoster {
     private readonly collector: FieldCollector,
     private readonly settings: EstimateSettings,
   ) {
-    this.calls = new FieldCallCache(table, operation.variables);
+    this.calls = new FieldCallCache(table, operation.variables, settings.maxListSize);
     this.rootSelectionSets = [operation.operation.selectionSet];
   }
 

@@ -25,6 +25,7 @@ interface Settings {
   readonly defaultListSize: number;
   readonly maxNodes: number;
   readonly introspectionIsFree: boolean;
+  readonly maxListSize: number;
   readonly estimators: readonly ComplexityEstimator[] | undefined;
 }
 
@@ -32,6 +33,7 @@ const defaults = {
   defaultListSize: 10,
   maxNodes: 10_000,
   introspectionIsFree: false,
+  maxListSize: Number.POSITIVE_INFINITY,
 } as const;
 
 const tables = new WeakMap<GraphQLSchema, CostTable>();
@@ -45,7 +47,7 @@ const MAX_COSTER_KEY_LENGTH = 2048;
 type CosterCache = WeakMap<DocumentNode, Map<string, ActualCoster>>;
 
 /** The schema's cost table (with a supergraph's weights when given one), read once per schema object. */
-function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): CostTable {
+export function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): CostTable {
   if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl);
   let table = tables.get(schema);
   if (table === undefined) {
@@ -226,6 +228,12 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
   if (typeof introspectionIsFree !== 'boolean') {
     throw new TypeError(`${owner}: \`introspectionIsFree\` must be a boolean; got ${String(introspectionIsFree)}.`);
   }
+  const maxListSize = options.maxListSize ?? defaults.maxListSize;
+  if (typeof maxListSize !== 'number' || Number.isNaN(maxListSize) || maxListSize < 0) {
+    throw new RangeError(
+      `${owner}: \`maxListSize\` must be a number ≥ 0 (Infinity switches the bound off); got ${String(maxListSize)}.`,
+    );
+  }
   const estimators = options.estimators;
   if (estimators !== undefined) {
     if (!Array.isArray(estimators) || estimators.some((estimator) => typeof estimator !== 'function')) {
@@ -242,5 +250,5 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
       `${owner}: \`supergraphSdl\` must be a string (a supergraph's SDL); got ${typeof supergraphSdl}.`,
     );
   }
-  return { supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, estimators };
+  return { supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, maxListSize, estimators };
 }

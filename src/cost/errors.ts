@@ -17,6 +17,11 @@ export const CostErrorCode = {
    * for the same rule.
    */
   slicingArguments: 'COST_QUERY_PARSE_FAILURE',
+  /**
+   * A slicing argument asks for a list size outside [0, `maxListSize`]: a negative size, which
+   * resolvers read in their own ways, or more items than one list may hold.
+   */
+  listSizeOutOfRange: 'COST_LIST_SIZE_OUT_OF_RANGE',
 } as const;
 
 export type CostErrorCode = (typeof CostErrorCode)[keyof typeof CostErrorCode];

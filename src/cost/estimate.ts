@@ -11,6 +11,8 @@ import type { CostEstimate, FieldCostBreakdown } from './types.js';
 export interface EstimateSettings {
   readonly defaultListSize: number;
   readonly introspectionIsFree: boolean;
+  /** Largest list size a client may choose (see `CostAnalyzerOptions.maxListSize`). */
+  readonly maxListSize: number;
 }
 
 /** Where a breakdown entry goes: response path so far and the product of enclosing list sizes. */
@@ -54,7 +56,7 @@ export class StaticEstimator {
     private readonly operation: ResolvedOperation,
     private readonly collector: FieldCollector,
     private readonly settings: EstimateSettings,
-    private readonly calls: FieldCallCache = new FieldCallCache(table, operation.variables),
+    private readonly calls: FieldCallCache = new FieldCallCache(table, operation.variables, settings.maxListSize),
   ) {}
 
   estimate(breakdown: boolean): CostEstimate {

@@ -53,6 +53,8 @@ export class FieldCallCache {
   constructor(
     private readonly table: CostTable,
     private readonly variables: Variables,
+    /** Largest list size a client may choose through a slicing argument (Infinity: no bound). */
+    private readonly maxListSize: number = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The group's call, or null for a field that costs nothing. */
@@ -63,7 +65,7 @@ export class FieldCallCache {
   private priceOnce(parent: GraphQLObjectType, nodes: readonly FieldNode[]): FieldCall | null {
     const definition = fieldDefinition(this.table.schema, parent, (nodes[0] as FieldNode).name.value);
     if (definition === undefined) return null;
-    const call = priceFieldCall(this.table, parent, definition, nodes, this.variables);
+    const call = priceFieldCall(this.table, parent, definition, nodes, this.variables, this.maxListSize);
     this.calls.set(nodes, call);
     return call;
   }
@@ -93,7 +95,8 @@ export function fieldDefinition(schema: GraphQLSchema, parent: GraphQLObjectType
  * rules without `sizedFields` sizes the field's own list, the others size the lists they name.
  *
  * @throws {CostAnalysisError} `COST_QUERY_PARSE_FAILURE` when one of the field's `@listSize`
- * requires one slicing argument and the call gives a value to none or to several.
+ * requires one slicing argument and the call gives a value to none or to several;
+ * `COST_LIST_SIZE_OUT_OF_RANGE` when a slicing argument's value is outside [0, `maxListSize`].
  */
 export function priceFieldCall(
   table: CostTable,
@@ -101,6 +104,7 @@ export function priceFieldCall(
   definition: AnyField,
   nodes: readonly FieldNode[],
   variables: Variables,
+  maxListSize: number = Number.POSITIVE_INFINITY,
 ): FieldCall {
   const rule = table.field(definition);
   const first = nodes[0] as FieldNode;
@@ -121,7 +125,7 @@ export function priceFieldCall(
   let ownSize: number | undefined;
   const handed: { tree: SizedFieldTree; size: number }[] = [];
   for (const listSize of rule.listSizes) {
-    const size = expectedListSize(listSize, args, parent, definition, first);
+    const size = expectedListSize(listSize, args, parent, definition, first, maxListSize);
     if (size === undefined) continue;
     if (listSize.sizedFields === undefined) ownSize = ownSize === undefined ? size : Math.max(ownSize, size);
     else handed.push({ tree: listSize.sizedFields, size });
@@ -176,7 +180,13 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
 /**
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
  * `null` suppresses a default; negative values count as 0; a list, which only `_entities`'
- * representations can be, counts its length), else `assumedSize`, else undefined. A path such as
+ * representations can be, counts its length), else `assumedSize`, else undefined.
+ *
+ * A finite `maxListSize` bounds what a client may choose: a slicing argument whose value is below
+ * 0 or above it is refused (`COST_LIST_SIZE_OUT_OF_RANGE`) rather than priced, since resolvers
+ * read such values in their own ways (`items.slice(0, -1)` returns all but the last item) and a
+ * list of scalars costs nothing by the spec's default weights at any length. `Infinity` leaves the
+ * spec's rule alone (negative values count as 0, and there is no upper bound). A path such as
  * `input.pagination.first` reads the coerced argument, so input-field defaults apply as the
  * resolver will see them.
  *
@@ -193,6 +203,7 @@ function expectedListSize(
   parent: GraphQLObjectType,
   definition: AnyField,
   node: FieldNode,
+  maxListSize: number,
 ): number | undefined {
   let size: number | undefined;
   let given = 0;
@@ -200,6 +211,9 @@ function expectedListSize(
     const value = valueAt(args, path);
     if (value !== null && value !== undefined) given += 1;
     const count = Array.isArray(value) ? value.length : value;
+    if (typeof count === 'number' && maxListSize !== Number.POSITIVE_INFINITY && !(count >= 0 && count <= maxListSize)) {
+      throw listSizeError(`${parent.name}.${definition.name}`, path, count, maxListSize, node);
+    }
     if (Number.isFinite(count)) {
       size = Math.max(size ?? 0, Math.max(0, count as number));
     }
@@ -232,6 +246,21 @@ function slicingArgumentsError(
   return new CostAnalysisError(
     CostErrorCode.slicingArguments,
     `${coordinate} needs a value for ${wanted} the list it returns; ${got}.`,
+    node,
+  );
+}
+
+function listSizeError(
+  coordinate: string,
+  path: readonly string[],
+  size: number,
+  maxListSize: number,
+  node: FieldNode,
+): CostAnalysisError {
+  return new CostAnalysisError(
+    CostErrorCode.listSizeOutOfRange,
+    `${coordinate} was asked for ${size} items through its slicing argument ${path.join('.')}; ` +
+      `a list size must be between 0 and ${maxListSize} (maxListSize).`,
     node,
   );
 }

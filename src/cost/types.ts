@@ -78,6 +78,19 @@ export interface CostAnalyzerOptions {
    */
   introspectionIsFree?: boolean;
   /**
+   * The largest list size a client may choose: a slicing argument whose value (or, for a list
+   * argument, its length) is below 0 or above this is refused with `COST_LIST_SIZE_OUT_OF_RANGE`
+   * before anything runs, instead of being priced. It bounds the work one token buys where the
+   * spec's weights do not: a list of scalars or enums weighs 0 by default at any length, and a
+   * negative `first` is priced as 0 items while resolvers read it in their own ways
+   * (`items.slice(0, -1)` returns all but the last). Sizes that come from `assumedSize` or
+   * `defaultListSize` are the schema's, not the client's, and are not bounded by it; nor are the
+   * lists of `estimators`, which price lists their own way. `queryBudgetPlugin` (and everything
+   * else that charges) uses 10,000 unless told otherwise.
+   * @default Infinity (the IBM spec as written: negative values count as 0, no upper bound)
+   */
+  maxListSize?: number;
+  /**
    * graphql-query-complexity estimators to use instead of the `@cost` / `@listSize` directives (for
    * users migrating from it; requires the `graphql-query-complexity` package). The complexity is
    * reported as `fieldCost` with `typeCost` 0; `actual()` then returns the estimate unchanged and

@@ -99,6 +99,19 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   defaultListSize?: number;
   /**
+   * The largest list size a client may ask for through a slicing argument (`first: 20`, or a list
+   * argument's length): an operation asking for a negative size or for more is refused with HTTP
+   * 400 `COST_LIST_SIZE_OUT_OF_RANGE`, naming the argument and the bound, before anything runs.
+   * This is what bounds the work one token buys for lists of scalars and enums, which weigh 0 by
+   * the IBM defaults at any length (`tags(first: 2000000)` would otherwise cost 1): give such
+   * lists a `@cost` as well where their items are expensive (a warning at schema load names those
+   * without). A list that comes back longer than it was priced for is charged for the excess
+   * after execution in any case. `Infinity` switches the bound off (the IBM rule then prices a
+   * negative value as 0 items, so resolvers must clamp it themselves).
+   * @default 10_000
+   */
+  maxListSize?: number;
+  /**
    * Work cap of the cost engine: selections visited after fragment expansion. A larger operation is
    * rejected with HTTP 400 and the cost engine's code `COST_ANALYSIS_LIMIT`.
    * @default 10000
@@ -221,6 +234,7 @@ export const queryBudgetDefaults = {
   debugHeader: 'graphql-budget-debug',
   estimateCacheMaxBytes: 4 * 1024 * 1024,
   denyCacheMaxEntries: 10_000,
+  maxListSize: 10_000,
 } as const satisfies Partial<QueryBudgetOptions>;
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
@@ -299,6 +313,8 @@ export function resolveOptions<TContext extends BaseContext>(
     requireNumber(options.defaultListSize, '`defaultListSize`', { min: 0, allowInfinity: true });
   }
   if (options.maxNodes !== undefined) requireNumber(options.maxNodes, '`maxNodes`', { min: 1, integer: true });
+  const maxListSize = options.maxListSize ?? queryBudgetDefaults.maxListSize;
+  requireNumber(maxListSize, '`maxListSize`', { min: 0, allowInfinity: true });
   const introspectionIsFree = options.introspectionIsFree ?? queryBudgetDefaults.introspectionIsFree;
   if (typeof introspectionIsFree !== 'boolean') {
     throw new TypeError(
@@ -370,7 +386,7 @@ export function resolveOptions<TContext extends BaseContext>(
   const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
   requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
-  const analyzer: CostAnalyzerOptions = { introspectionIsFree };
+  const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize };
   if (options.defaultListSize !== undefined) analyzer.defaultListSize = options.defaultListSize;
   if (options.maxNodes !== undefined) analyzer.maxNodes = options.maxNodes;
   if (options.estimators !== undefined) analyzer.estimators = options.estimators;

@@ -12,6 +12,7 @@ import {
   type CostAnalyzer,
   type CostAnalyzerOptions,
 } from '../cost/analyzer.js';
+import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
 import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
@@ -62,6 +63,8 @@ export class OperationPricer<TContext extends BaseContext> {
   readonly #charged: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
   readonly #cache: EstimateCache;
   #analyzer: CostAnalyzer | undefined;
+  /** The coordinates last named by the warning about lists that weigh nothing. */
+  #warnedFreeLists = '';
 
   constructor(options: PricingOptions<TContext>) {
     this.#options = options;
@@ -84,6 +87,7 @@ export class OperationPricer<TContext extends BaseContext> {
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
     try {
       this.#analyzer = createCostAnalyzer(schema, analyzer);
+      this.#warnAboutFreeLists(schema, supergraphSdl, logger);
     } catch (error) {
       if (this.#analyzer === undefined) throw error;
       logger.error(
@@ -153,6 +157,25 @@ export class OperationPricer<TContext extends BaseContext> {
       );
       return { charged: requested, actual: null };
     }
+  }
+
+  /**
+   * Names, once per schema that has them, the lists of scalars or enums a client sizes that weigh
+   * nothing: only `maxListSize` bounds what they cost the server.
+   */
+  #warnAboutFreeLists(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: Logger): void {
+    const coordinates = lintCostSchema(schema, supergraphSdl === undefined ? {} : { supergraphSdl })
+      .filter((finding) => finding.rule === CostLintRule.unweightedClientSizedLeafList)
+      .map((finding) => finding.coordinate);
+    const warning = coordinates.join(', ');
+    if (coordinates.length === 0 || warning === this.#warnedFreeLists) return;
+    this.#warnedFreeLists = warning;
+    const bound = this.#options.analyzer.maxListSize ?? Number.POSITIVE_INFINITY;
+    logger.warn(
+      `graphql-budget: lists of scalars or enums whose size a client chooses, without a @cost: ${warning}. ` +
+        `Any length of them costs the same, so only maxListSize (${bound}) bounds their work; ` +
+        'give them a @cost weight where their items are expensive to produce.',
+    );
   }
 
   /** The schema the operations are priced against (after `load`). */
