@@ -44,6 +44,9 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --            takes nothing from any (all or nothing). A single bucket is the plain case.
 --   refund   gives \`amount\` tokens back to each of its buckets, never beyond its capacity.
 --   peek     reads each of its buckets.
+--   take     takes \`amount\` tokens from each of its buckets whether or not it holds them: what it
+--            lacks is kept as a debt (missing tokens beyond the capacity), bounded as at a policy
+--            change so that the rate refills it within 1e9 s.
 -- Reads are one MGET per call (in chunks) and writes one SET or DEL per changed key at the end,
 -- so a bucket that several operations of the call touch is read once and written once.
 --
@@ -52,8 +55,8 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --              appear in several operations, but not twice in one consume)
 --   ARGV[1]    '' (use TIME) or a test clock (µs); production never sets it
 --   then, per operation (its buckets are the next n entries of KEYS):
---     op        'c<n>' consume, 'r<n>' refund or 'p<n>' peek, over n >= 1 buckets
---     amount    consume: cost, refund: tokens to give back, peek: ignored (tokens)
+--     op        'c<n>' consume, 'r<n>' refund, 'p<n>' peek or 't<n>' take, over n >= 1 buckets
+--     amount    consume: cost, refund: tokens to give back, take: tokens to take, peek: ignored (tokens)
 --     deadline  '' or the Redis time after which the operation must do nothing (µs)
 --     then, per bucket:
 --       capacity  maximum tokens, > 0 (tokens)
@@ -238,11 +241,11 @@ while arg <= args do
   local word = ARGV[arg]
   -- The letter and count read as bytes when the count is one digit (no substrings, no strtod).
   local letter = string.byte(word, 1)
-  local kind = letter == 99 and 'c' or letter == 114 and 'r' or letter == 112 and 'p' or nil
+  local kind = letter == 99 and 'c' or letter == 114 and 'r' or letter == 112 and 'p' or letter == 116 and 't' or nil
   local n
   if #word == 2 then n = string.byte(word, 2) - 48 else n = tonumber(string.sub(word, 2)) end
   if kind == nil or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
-    return redis.error_reply('ERR graphql-budget bucket: op must be c<n>, r<n> or p<n> (consume, refund or peek over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
+    return redis.error_reply('ERR graphql-budget bucket: op must be c<n>, r<n>, p<n> or t<n> (consume, refund, peek or take over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
   end
   if arg + 2 + 2 * n > args or first + n - 1 > #KEYS then
     return redis.error_reply('ERR graphql-budget bucket: operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
@@ -287,7 +290,7 @@ while arg <= args do
       reply[replied + 1], reply[replied + 2], replied = status or 'error', err, replied + 2
     end
   elseif kind ~= 'c' or n == 1 then
-    -- refund and peek: each bucket on its own, in order; and a consume of one bucket.
+    -- refund, peek and take: each bucket on its own, in order; and a consume of one bucket.
     for i = 1, n do
       local key, rateText = KEYS[first + i - 1], ARGV[policies + 2 * i - 1]
       local capacity, refill = parsed[ARGV[policies + 2 * i - 2]], parsed[rateText]
@@ -304,6 +307,10 @@ while arg <= args do
         end
       elseif kind == 'r' and amount > 0 and missing > 0 then
         after = save(key, missing > amount and missing - amount or 0, refill, rateText)
+      elseif kind == 't' and amount > 0 then
+        local owed = missing + amount
+        if refill > 0 and owed > MAX_REFILL_SECONDS * refill then owed = MAX_REFILL_SECONDS * refill end
+        after = save(key, owed, refill, rateText)
       end
       if after == nil then after = out(refill > 0 and base - tick or missing) end
       reply[replied + 1], reply[replied + 2], replied = status, after, replied + 2

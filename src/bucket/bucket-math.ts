@@ -23,7 +23,7 @@
 import { MAX_REFILL_SECONDS } from './validate.js';
 import type { BucketPolicy, BucketResult } from './types.js';
 
-export type BucketOp = 'consume' | 'refund' | 'peek';
+export type BucketOp = 'consume' | 'refund' | 'peek' | 'take';
 
 /** Ticks per µs: the state's time unit is a quarter of a microsecond. */
 export const TICKS_PER_US = 4;
@@ -175,6 +175,13 @@ export function bucketStep(
   };
 
   if (op === 'peek') return keep('ok');
+  if (op === 'take') {
+    // Whatever the bucket holds: what it lacks beyond its capacity is kept as a debt, bounded (as
+    // at a policy change) so that the rate refills it within MAX_REFILL_SECONDS.
+    if (amount === 0) return keep('ok');
+    const owed = missing + amount;
+    return write(refill > 0 ? Math.min(owed, MAX_REFILL_SECONDS * refill) : owed);
+  }
   if (op === 'refund') {
     // A refund of 0 writes nothing, even under another policy: the bucket keeps the rate it was written with.
     if (amount === 0) return keep('ok');

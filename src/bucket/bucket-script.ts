@@ -19,10 +19,10 @@ export const BUCKET_SCRIPT_SHA: string = createHash('sha1').update(BUCKET_SCRIPT
 /** The ioredis command name; versioned by the SHA so two copies of the library never clash. */
 export const BUCKET_COMMAND = `graphqlBudgetBucket${BUCKET_SCRIPT_SHA.slice(0, 8)}`;
 
-/** One operation of a script call: a consume (all or nothing), refund or peek over its buckets. */
+/** One operation of a script call: a consume (all or nothing), refund, peek or take over its buckets. */
 export interface BucketScriptOp {
   op: BucketOp;
-  /** consume: cost; refund: tokens to give back; peek: ignored (tokens). */
+  /** consume: cost; refund: tokens to give back; take: tokens to take; peek: ignored (tokens). */
   amount: number;
   /** The buckets' Redis keys (already prefixed); a consume names each at most once. */
   keys: readonly string[];
@@ -50,7 +50,7 @@ export interface BucketScriptReply {
 /** Runs the script: the number of keys, then the keys and the other arguments (`bucketScriptArgs`). */
 export type BucketCommand = (keyCount: string, ...args: string[]) => Promise<unknown>;
 
-const OP_LETTER: Readonly<Record<BucketOp, string>> = { consume: 'c', refund: 'r', peek: 'p' };
+const OP_LETTER: Readonly<Record<BucketOp, string>> = { consume: 'c', refund: 'r', peek: 'p', take: 't' };
 
 /** Most keys one script call names: a batch closes before it would hold more. */
 export const MAX_KEYS_PER_CALL = 64;

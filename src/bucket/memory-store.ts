@@ -148,6 +148,14 @@ export class MemoryBucketStore implements BucketStore {
     return limits.map((limit) => this.#run(tableKey(limit.key, limit.hashTag), 'refund', amount, limit.policy, nowUs));
   }
 
+  async takeAll(limits: readonly BucketLimit[], amount: number, options?: BucketCallOptions): Promise<BucketResult[]> {
+    checkLimits(limits);
+    checkNumber('amount', amount, false);
+    checkCallOptions(options);
+    const nowUs = this.#nowUs();
+    return limits.map((limit) => this.#run(tableKey(limit.key, limit.hashTag), 'take', amount, limit.policy, nowUs));
+  }
+
   async peekAll(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]> {
     checkLimits(limits);
     checkCallOptions(options);

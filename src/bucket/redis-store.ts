@@ -75,7 +75,7 @@ function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketRe
  * deadline but whose reply arrived after it is given back with a refund, so a timed-out consume
  * costs nothing; a timed-out refund may still have been applied.
  *
- * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`): on a single node, one script
+ * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`, `takeAll`): on a single node, one script
  * call for all of them, atomic across the keys (one `TIME`, nothing written anywhere on a
  * denial). On a Cluster, the buckets whose keys share a slot (the same `hashTag`, or keys that
  * happen to hash alike) go in one atomic call; groups in different slots are charged one after
@@ -191,6 +191,13 @@ export class RedisBucketStore implements BucketStore {
     return this.#eachGroup(limits, 'peek', 0, options?.timeoutMs);
   }
 
+  async takeAll(limits: readonly BucketLimit[], amount: number, options?: BucketCallOptions): Promise<BucketResult[]> {
+    checkLimits(limits);
+    checkNumber('amount', amount, false);
+    checkCallOptions(options);
+    return this.#eachGroup(limits, 'take', amount, options?.timeoutMs);
+  }
+
   /** One operation on one bucket. */
   #single(op: BucketOp, identity: string, amount: number, policy: BucketPolicy, timeoutMs: number | undefined) {
     const keys = [bucketKey(this.#prefix, identity)];
@@ -208,8 +215,13 @@ export class RedisBucketStore implements BucketStore {
     );
   }
 
-  /** A refund or peek of several buckets: one call per slot, all at once; results in the limits' order. */
-  #eachGroup(limits: readonly BucketLimit[], op: 'refund' | 'peek', amount: number, timeoutMs: number | undefined) {
+  /** A refund, peek or take of several buckets: one call per slot, all at once; results in the limits' order. */
+  #eachGroup(
+    limits: readonly BucketLimit[],
+    op: 'refund' | 'peek' | 'take',
+    amount: number,
+    timeoutMs: number | undefined,
+  ) {
     const keys = limits.map((limit) => bucketKey(this.#prefix, limit.key, limit.hashTag));
     const groups = this.#slotGroups(keys);
     return this.#withDeadline(timeoutMs, async (deadlineUs) => {

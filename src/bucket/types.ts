@@ -145,4 +145,14 @@ export interface BucketStore {
   refundAll?(limits: readonly BucketLimit[], amount: number, options?: BucketCallOptions): Promise<BucketResult[]>;
   /** Reads every bucket without changing any; one result per bucket, in the order given (cost 0). */
   peekAll?(limits: readonly BucketLimit[], options?: BucketCallOptions): Promise<BucketResult[]>;
+  /**
+   * Takes `amount` tokens from every bucket whether or not it holds them: what a bucket lacks is
+   * kept as a debt (reported as 0 tokens left), which it must refill before it admits anything
+   * again, bounded so that its rate refills it within 1e9 s. For work found after the fact: the
+   * plugin charges with it what an operation did beyond its up-front charge (a list that came back
+   * longer than it was priced for). One result per bucket, in the order given, each `allowed`.
+   * @default undefined (the plugin then takes with `consume` what each bucket still holds, and the
+   * rest of the excess is not charged)
+   */
+  takeAll?(limits: readonly BucketLimit[], amount: number, options?: BucketCallOptions): Promise<BucketResult[]>;
 }

@@ -211,7 +211,11 @@ function expectedListSize(
     const value = valueAt(args, path);
     if (value !== null && value !== undefined) given += 1;
     const count = Array.isArray(value) ? value.length : value;
-    if (typeof count === 'number' && maxListSize !== Number.POSITIVE_INFINITY && !(count >= 0 && count <= maxListSize)) {
+    if (
+      typeof count === 'number' &&
+      maxListSize !== Number.POSITIVE_INFINITY &&
+      !(count >= 0 && count <= maxListSize)
+    ) {
       throw listSizeError(`${parent.name}.${definition.name}`, path, count, maxListSize, node);
     }
     if (Number.isFinite(count)) {

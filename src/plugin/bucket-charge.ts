@@ -67,8 +67,8 @@ export async function chargeBuckets(input: {
   return { charge, view: viewOf(charge), deniedLocally: false };
 }
 
-/** The buckets after a refund of every one of them. */
-export function refundedView(view: BucketsView, after: readonly BucketResult[]): BucketsView {
+/** The buckets after the settlement of every one of them (a refund, or a take of the excess). */
+export function settledView(view: BucketsView, after: readonly BucketResult[]): BucketsView {
   let binding = 0;
   for (const [index, result] of after.entries()) {
     if (result.remaining < (after[binding] as BucketResult).remaining) binding = index;

@@ -28,8 +28,11 @@ export interface CostExtension {
   /** What the operation was charged up front (the estimate, through the `cost` option). */
   requestedQueryCost: number;
   /**
-   * What it cost once executed (from the lists and objects actually returned); the difference was
-   * refunded. 0 when the operation was rejected; null when it could not be measured (incremental delivery).
+   * What it was finally charged once executed: the work its resolvers did, by the same rules as the
+   * estimate applied to what they returned (real list lengths, the runtime types of abstract
+   * values), with the work an error hid at its estimate. The difference from `requestedQueryCost`
+   * was refunded, or, above it (a list longer than it was priced for), taken as well. 0 when the
+   * operation was rejected; null when it could not be measured (incremental delivery).
    */
   actualQueryCost: number | null;
   /**

@@ -131,6 +131,24 @@ export class GuardedStore {
     return typeof answer === 'object' ? answer : undefined;
   }
 
+  /**
+   * Takes `amount` more tokens from every bucket, in the store that charged them, into debt where a
+   * bucket lacks them (`BucketStore.takeAll`; a store without it has what each bucket still holds
+   * taken with `consume`). Returns the buckets afterwards, or undefined when the store did not
+   * answer (the excess is then lost).
+   */
+  async take(
+    store: BucketStore,
+    limits: readonly BucketLimit[],
+    amount: number,
+    logger: Logger,
+  ): Promise<BucketResult[] | undefined> {
+    if (store !== this.#store) return takeOn(store, limits, amount);
+    const partitions = this.#partitionsOf(limits, logger);
+    const answer = await this.#call(partitions, logger, (options) => takeOn(this.#store, limits, amount, options));
+    return typeof answer === 'object' ? answer : undefined;
+  }
+
   /** The state of the breaker of `key`'s partition (`'closed'` for a partition not seen yet). */
   stateOf(key: string, hashTag?: string): CircuitState {
     if (this.#single) return this.#single.breaker.state;
@@ -284,6 +302,26 @@ async function refundOn(
   if (only) return [await store.refund(only.key, amount, only.policy, options)];
   if (store.refundAll) return store.refundAll(limits, amount, options);
   return Promise.all(limits.map((limit) => store.refund(limit.key, amount, limit.policy, options)));
+}
+
+/**
+ * Takes `amount` from every bucket, into debt: `takeAll`, or for a store without it whatever each
+ * bucket still holds, with `consume` (a denial answers what is left; that much is then taken).
+ */
+async function takeOn(
+  store: BucketStore,
+  limits: readonly BucketLimit[],
+  amount: number,
+  options?: BucketCallOptions,
+): Promise<BucketResult[]> {
+  if (store.takeAll) return store.takeAll(limits, amount, options);
+  return Promise.all(
+    limits.map(async (limit) => {
+      const taken = await store.consume(limit.key, amount, limit.policy, options);
+      if (taken.allowed || taken.remaining <= 0) return taken;
+      return store.consume(limit.key, Math.min(amount, taken.remaining), limit.policy, options);
+    }),
+  );
 }
 
 /** A part of the store that fails on its own, and its circuit breaker. */

@@ -121,10 +121,10 @@ export class OperationPricer<TContext extends BaseContext> {
   }
 
   /**
-   * What the executed operation is finally charged (`charged`, never more than `requested`; null
-   * when it cannot be measured, as with incremental delivery, and then nothing is refunded), and
-   * the actual cost of what it returned (`actual`, which a list longer than its `@listSize` can put
-   * above the estimate; null when nothing was measured).
+   * What the executed operation is finally charged (`charged`: its actual cost, which a list longer
+   * than it was priced for puts above `requested`, and the excess is then charged too; null when it
+   * cannot be measured, as with incremental delivery, and then nothing is refunded), and the actual
+   * cost of what it returned (`actual`; null when nothing was measured).
    */
   settledCharge(
     requestContext: GraphQLRequestContextWillSendResponse<TContext>,
@@ -150,7 +150,7 @@ export class OperationPricer<TContext extends BaseContext> {
         errors,
       });
       const actual = this.chargeOf(cost, requestContext);
-      return { charged: Math.min(requested, actual), actual };
+      return { charged: actual, actual };
     } catch (error) {
       requestContext.logger.warn(
         `graphql-budget: could not measure the actual cost (${error instanceof Error ? error.message : String(error)}); nothing refunded.`,

@@ -9,7 +9,7 @@ import { GraphQLError } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
 import type { Budget, Settlement } from './budget.js';
-import { chargeBuckets, refundedView } from './bucket-charge.js';
+import { chargeBuckets, settledView } from './bucket-charge.js';
 import { CostResult, DecisionNotifier } from './decision-event.js';
 import { DecisionReporter } from './decision-report.js';
 import {
@@ -206,11 +206,15 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     let actual: number | null = null;
     if (executed && budget.priced && !budget.dryRun) {
       ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested));
-      const refund = charged === null ? 0 : budget.requested - charged;
+      const difference = charged === null ? 0 : budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
-      if (tokensTaken && refund > 0 && budget.view !== undefined) {
-        const after = await guard.refund(charge.store, limits, refund, requestContext.logger);
-        if (after) budget.view = refundedView(budget.view, after);
+      if (tokensTaken && difference !== 0 && budget.view !== undefined) {
+        // Work not done comes back; work beyond the estimate (a list longer than priced) is taken too.
+        const after =
+          difference > 0
+            ? await guard.refund(charge.store, limits, difference, requestContext.logger)
+            : await guard.take(charge.store, limits, -difference, requestContext.logger);
+        if (after) budget.view = settledView(budget.view, after);
       }
     }
     if (budget.expose) annotator.annotate(requestContext, budget, charged);

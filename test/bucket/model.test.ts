@@ -21,7 +21,7 @@ import { BucketModel, resultMismatch } from './model.js';
 const REFILLS = [0, 0.5, 1, 2, 2.5, 3.125, 4, 5, 8, 10, 16, 20, 25, 40, 50, 64, 100, 125, 200, 250, 500, 1000];
 
 interface Op {
-  kind: 'consume' | 'refund' | 'peek';
+  kind: 'consume' | 'refund' | 'peek' | 'take';
   bucket: number;
   quarters: number;
   /** Time step before the op: ms for memory, µs (a multiple of 250) for Redis. */
@@ -39,7 +39,7 @@ const policyArb: fc.Arbitrary<BucketPolicy> = fc.record({
 function opsArb(stepArb: fc.Arbitrary<number>): fc.Arbitrary<Op[]> {
   return fc.array(
     fc.record({
-      kind: fc.constantFrom<Op['kind']>('consume', 'consume', 'consume', 'refund', 'peek'),
+      kind: fc.constantFrom<Op['kind']>('consume', 'consume', 'consume', 'refund', 'peek', 'take'),
       bucket: fc.integer({ min: 0, max: 1 }),
       quarters: fc.oneof(fc.integer({ min: 0, max: 16 }), fc.integer({ min: 0, max: 260 })),
       step: stepArb,
@@ -67,7 +67,9 @@ async function check(
         ? model.consume(amount, policy, nowUs)
         : op.kind === 'refund'
           ? model.refund(amount, policy, nowUs)
-          : model.peek(policy, nowUs)
+          : op.kind === 'take'
+            ? model.take(amount, policy, nowUs)
+            : model.peek(policy, nowUs)
     ).result;
     const actual = await call(op, policy, time);
     const mismatch = resultMismatch(actual, expected);
@@ -88,11 +90,13 @@ describe('stores against the reference model', () => {
             policies,
             ops,
             (t) => BigInt(1_000_000 + t) * 1000n,
-            (op, policy, t) => {
+            async (op, policy, t) => {
               nowMs = 1_000_000 + t;
               const key = `b${op.bucket}`;
               if (op.kind === 'consume') return store.consume(key, op.quarters / 4, policy);
               if (op.kind === 'refund') return store.refund(key, op.quarters / 4, policy);
+              if (op.kind === 'take')
+                return (await store.takeAll([{ key, policy }], op.quarters / 4))[0] as BucketResult;
               return store.peek(key, policy);
             },
           );

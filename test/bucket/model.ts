@@ -8,8 +8,9 @@
  * A call under another rate (a policy change) takes the missing tokens as they are at its instant,
  * bounded so that its own rate refills them within 1e9 s, and the tokens are its capacity minus
  * them (below 0: a debt); a call that changes the tokens makes its rate the bucket's rate from then
- * on. Only an admitted consume of a cost > 0 and a refund of an amount > 0 into a bucket that is
- * not full change the tokens.
+ * on. Only an admitted consume of a cost > 0, a refund of an amount > 0 into a bucket that is
+ * not full, and a take of an amount > 0 (admitted whatever the bucket holds, into debt) change the
+ * tokens.
  */
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
 
@@ -212,6 +213,19 @@ export class BucketModel {
     const missing = this.missing(policy, nowUs);
     if (amount === 0 || missing.sign === 0) return this.#answer(policy, missing, true, amount, 'none');
     const after = missing.sub(Fraction.of(amount)).max(ZERO);
+    this.#write(after, policy, nowUs);
+    return this.#answer(policy, after, true, amount, 'none');
+  }
+
+  /**
+   * Takes `amount` tokens whether or not they exist: what is missing beyond the capacity stays as a
+   * debt, bounded so that the rate refills it within 1e9 s.
+   */
+  take(amount: number, policy: BucketPolicy, nowUs: bigint): ModelAnswer {
+    const missing = this.missing(policy, nowUs);
+    if (amount === 0) return this.#answer(policy, missing, true, amount, 'none');
+    let after = missing.add(Fraction.of(amount));
+    if (policy.refillPerSecond > 0) after = after.min(MAX_REFILL_SECONDS.mul(Fraction.of(policy.refillPerSecond)));
     this.#write(after, policy, nowUs);
     return this.#answer(policy, after, true, amount, 'none');
   }

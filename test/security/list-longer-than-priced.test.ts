@@ -1,0 +1,55 @@
+/**
+ * Attack: select a list that the schema prices at fewer items than its resolver returns.
+ *
+ *   { everything { id } }
+ *
+ * `everything` has no `@listSize`, so it is priced at `defaultListSize` (10) items while its
+ * resolver returns all 50. A settlement that caps the final charge at the estimate charged 12
+ * tokens for work worth 52, so eight requests took 400 items from a budget of 100 tokens.
+ *
+ * Guarantee: a list that comes back longer than its priced size is charged for the excess after
+ * execution, even when that puts the bucket in debt (refusing until it has refilled).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
+import { costOf, startBudgetServer, type BudgetServer } from '../plugin/budget-server.js';
+
+const typeDefs = `${costDirectivesTypeDefs}
+type Item { id: ID! }
+type Query { everything: [Item!]! }
+`;
+
+let served = 0;
+const everything = () => {
+  served += 50;
+  return Array.from({ length: 50 }, (_, index) => ({ id: String(index) }));
+};
+
+const store = new MemoryBucketStore();
+const policy = { capacity: 100, refillPerSecond: 0 };
+let server: BudgetServer;
+beforeAll(async () => {
+  server = await startBudgetServer({ store, policy }, { schema: { typeDefs, resolvers: { Query: { everything } } } });
+});
+afterAll(() => server.stop());
+
+it('charges what came back beyond the estimate, into debt', async () => {
+  const first = await server.post('{ everything { id } }', { user: 'mallory' });
+  expect(first.status).toBe(200);
+  expect(costOf(first)).toMatchObject({ requestedQueryCost: 12, actualQueryCost: 52 });
+  expect(costOf(first).throttleStatus?.currentlyAvailable).toBe(48);
+
+  const second = await server.post('{ everything { id } }', { user: 'mallory' });
+  expect(second.status).toBe(200);
+  expect(costOf(second).throttleStatus?.currentlyAvailable).toBe(0);
+
+  for (let i = 0; i < 6; i++) {
+    const refused = await server.post('{ everything { id } }', { user: 'mallory' });
+    expect(refused.status).toBe(429);
+  }
+  expect(served).toBe(100);
+  // 104 tokens taken from 100: 4 owed, so even a 2-token operation waits for a refill that never comes.
+  expect((await store.peek('mallory', policy)).remaining).toBe(0);
+  expect((await server.post('{ __typename }', { user: 'mallory' })).status).toBe(429);
+});
