@@ -20,10 +20,12 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  * - A field is paid (its call cost) when its response key is present in its parent object, even
  *   when its value is null; a field absent from the data (parent nulled, partial data) is not.
  * - Type weights are paid once per non-null value, using the real length of every list.
- * - An object under an interface or union is priced as its `__typename` (under any alias) names.
- *   Without `__typename`, the possible types whose collected response keys match the object's
- *   keys are candidates and the costliest is taken (all possible types if none match); the
- *   result then stays an upper bound, like the estimate.
+ * - An object under an interface or union is priced as its `__typename` names, read under a
+ *   response key that selects `__typename` for every possible type (a key that some member aliases
+ *   to another field names nothing: its value is data, such as a vendor named "Product").
+ *   Otherwise the possible types whose collected response keys are the object's keys are
+ *   candidates and the costliest is taken (all possible types if none match); the result then
+ *   stays an upper bound, like the estimate, and never prices an object below its runtime type.
  * - Work an error hid is charged at the estimate, since it may have run: `data: null` (an error
  *   nulled the root) costs the whole estimate; a field whose value is null where an error's path
  *   passes through or ends costs its estimate at that place (slicing arguments, `assumedSize`,
@@ -42,6 +44,8 @@ export class ActualCoster {
   /** The collector's answers by selection-set array and type, without building its string key per object. */
   private readonly collected = new Map<readonly SelectionSetNode[], Map<GraphQLObjectType, CollectedFields>>();
   private readonly rootSelectionSets: readonly SelectionSetNode[];
+  /** Per selection sets and abstract type: the response key that selects `__typename` for every member. */
+  private readonly typenameKeysCache = new Map<readonly SelectionSetNode[], Map<GraphQLAbstractType, string[]>>();
   /** Prices the subtrees errors nulled; made on the first response that has one. */
   private estimator: StaticEstimator | undefined;
 
@@ -210,41 +214,64 @@ export class ActualCoster {
     return cost ?? ZERO_COST;
   }
 
-  /** The object types a response object under an abstract type may be (one when `__typename` says). */
+  /**
+   * The object types a response object under an abstract type may be. A response key names the
+   * runtime type only if it selects `__typename` for every possible type (otherwise its value may
+   * be a field some member aliases to that key: a vendor named "Product"); the first such key
+   * present names it (`__typename` itself first), and a name that is no possible type makes every
+   * possible type a candidate. Without such a key: every possible type whose collected response
+   * keys are exactly the object's (execution writes every collected key, so the runtime type always
+   * is one), or all of them.
+   */
   private runtimeTypes(
     abstract: GraphQLAbstractType,
     selectionSets: readonly SelectionSetNode[],
     object: ResponseObject,
   ): readonly GraphQLObjectType[] {
     const schema = this.table.schema;
-    const named = object.__typename;
-    if (typeof named === 'string') {
-      const type = schema.getType(named);
-      if (isObjectType(type) && schema.isSubType(abstract, type)) {
-        const typename = this.fieldsOf(type, selectionSets).get('__typename');
-        if (typename?.[0]?.name.value === '__typename') return [type];
-      }
-    }
     const possible = schema.getPossibleTypes(abstract);
+    for (const key of this.typenameKeys(abstract, selectionSets, possible)) {
+      const named = object[key];
+      if (typeof named !== 'string') continue;
+      const type = schema.getType(named);
+      return isObjectType(type) && schema.isSubType(abstract, type) ? [type] : possible;
+    }
     const candidates: GraphQLObjectType[] = [];
     for (const type of possible) {
-      const fields = this.fieldsOf(type, selectionSets);
-      const typename = typenameOf(fields, object);
-      if (typename === type.name) return [type];
-      if (typename === undefined && keysMatch(fields, object)) candidates.push(type);
+      if (keysMatch(this.fieldsOf(type, selectionSets), object)) candidates.push(type);
     }
     return candidates.length > 0 ? candidates : possible;
   }
-}
 
-/** The value of the first response key that selects `__typename`, if any. */
-function typenameOf(fields: CollectedFields, object: ResponseObject): string | undefined {
-  for (const [responseKey, nodes] of fields) {
-    if (nodes[0]?.name.value === '__typename' && typeof object[responseKey] === 'string') {
-      return object[responseKey] as string;
+  /** The response keys that select `__typename` for every possible type, `__typename` itself first. */
+  private typenameKeys(
+    abstract: GraphQLAbstractType,
+    selectionSets: readonly SelectionSetNode[],
+    possible: readonly GraphQLObjectType[],
+  ): readonly string[] {
+    let byAbstract = this.typenameKeysCache.get(selectionSets);
+    if (byAbstract === undefined) {
+      byAbstract = new Map();
+      this.typenameKeysCache.set(selectionSets, byAbstract);
     }
+    let keys = byAbstract.get(abstract);
+    if (keys === undefined) {
+      keys = [];
+      const [first, ...others] = possible;
+      if (first !== undefined) {
+        for (const [responseKey, nodes] of this.fieldsOf(first, selectionSets)) {
+          if (nodes[0]?.name.value !== '__typename') continue;
+          const everywhere = others.every(
+            (type) => this.fieldsOf(type, selectionSets).get(responseKey)?.[0]?.name.value === '__typename',
+          );
+          if (everywhere) keys.push(responseKey);
+        }
+        keys.sort((a, b) => Number(b === '__typename') - Number(a === '__typename'));
+      }
+      byAbstract.set(abstract, keys);
+    }
+    return keys;
   }
-  return undefined;
 }
 
 function keysMatch(fields: CollectedFields, object: ResponseObject): boolean {
