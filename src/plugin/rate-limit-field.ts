@@ -1,13 +1,18 @@
 import {
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
   Kind,
   execute,
   getArgumentValues,
+  getDirectiveValues,
+  getVariableValues,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type FormattedExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
 
@@ -106,8 +111,11 @@ function rateLimitView(input: RateLimitReading): RateLimitView {
 }
 
 /**
- * The `rateLimit` root fields of a query that asks for a dry run (`dryRun: true`, literally or
- * through a variable), or undefined when it does not.
+ * The `rateLimit` root fields of a query that asks for a dry run, or undefined when it does not: a
+ * `rateLimit` field that execution would resolve (`@skip`/`@include` honoured, fragments on the
+ * root followed) with `dryRun` true, read from the coerced variables as execution reads the
+ * argument (a variable's default applies). Undefined as well when the variables do not coerce
+ * (execution then runs nothing).
  */
 export function dryRunFields(
   schema: GraphQLSchema,
@@ -117,17 +125,24 @@ export function dryRunFields(
 ): FieldNode[] | undefined {
   if (operation.operation !== 'query') return undefined;
   const definition = schema.getQueryType()?.getFields().rateLimit;
-  if (definition === undefined) return undefined;
+  if (definition === undefined || !mentionsRateLimit(document)) return undefined;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
+  if (coerced.errors !== undefined) return undefined;
+  const values = coerced.coerced;
   const fragments = fragmentsOf(document);
   const fields: FieldNode[] = [];
   let dryRun = false;
+  const included = (selection: SelectionNode): boolean =>
+    getDirectiveValues(GraphQLSkipDirective, selection, values)?.if !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, selection, values)?.if !== false;
   const visit = (selectionSet: SelectionSetNode, seen: Set<string>): void => {
     for (const selection of selectionSet.selections) {
+      if (!included(selection)) continue;
       if (selection.kind === Kind.FIELD) {
         if (selection.name.value !== 'rateLimit') continue;
         fields.push(selection);
         try {
-          if (getArgumentValues(definition, selection, { ...variables }).dryRun === true) dryRun = true;
+          if (getArgumentValues(definition, selection, values).dryRun === true) dryRun = true;
         } catch {
           // Invalid arguments: execution reports them.
         }
@@ -143,6 +158,18 @@ export function dryRunFields(
   visit(operation.selectionSet, new Set());
   return dryRun ? fields : undefined;
 }
+
+/** Whether a `rateLimit` field appears anywhere in the document (most documents: no, at once). */
+function mentionsRateLimit(document: DocumentNode): boolean {
+  let known = mentions.get(document);
+  if (known === undefined) {
+    known = document.loc === undefined ? true : document.loc.source.body.includes('rateLimit');
+    mentions.set(document, known);
+  }
+  return known;
+}
+
+const mentions = new WeakMap<DocumentNode, boolean>();
 
 /** Runs only the given `rateLimit` fields of the operation (a dry run's whole response). */
 export async function executeRateLimitOnly(input: {
