@@ -88,6 +88,23 @@ export function rateLimitedError(input: {
   );
 }
 
+/** A dry run over the caller's local dry-run limit (`dryRunLimit`): nothing was read or charged. */
+export function dryRunLimitedError(input: {
+  capacity: number;
+  refillPerSecond: number;
+  retryAfterMs: number;
+  http: ErrorHttp;
+}): GraphQLError {
+  const retry = input.retryAfterMs >= 0 ? retryAfterSeconds(input.retryAfterMs) : null;
+  return budgetError(
+    `Too many dry runs: at most ${input.capacity} at once, refilling ${input.refillPerSecond} per second. ` +
+      (retry === null ? 'Dry runs are not refilled.' : `Retry in ${retry} s.`),
+    BudgetErrorCode.RATE_LIMITED,
+    input.http,
+    retry === null ? {} : { retryAfter: retry },
+  );
+}
+
 export function tooExpensiveError(input: { estimatedCost: number; maxCost: number; http?: ErrorHttp }): GraphQLError {
   return budgetError(
     `This operation's estimated cost ${input.estimatedCost} exceeds the maximum ${input.maxCost} allowed for one operation. ` +

@@ -4,6 +4,7 @@ import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { BudgetDecision } from './decision-event.js';
+import { checkPolicy } from '../bucket/validate.js';
 import { resolveLimits, type BudgetLimit } from './limits.js';
 import type { StoreErrorPolicy } from './guarded-store.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
@@ -201,6 +202,16 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   denyCacheMaxEntries?: number;
   /**
+   * The local limit of each caller's `rateLimit(dryRun: true)` operations, in this process: a dry
+   * run takes no tokens, so without it a caller could make the store read their bucket as often as
+   * they like. Each caller has an in-process bucket of this policy (never their own budget), one
+   * token per dry run, and a dry run it cannot pay is refused with HTTP 429 `RATE_LIMITED` without
+   * a store call. A dry run of an operation the deny cache already knows cannot be paid is answered
+   * from it, also without a store call. `false` removes the limit.
+   * @default { capacity: 10, refillPerSecond: 1 }
+   */
+  dryRunLimit?: BucketPolicy | false;
+  /**
    * Called once per operation the plugin decided on, after its response is handed to the HTTP layer,
    * with what was decided (`BudgetDecision`: the caller's key, policy, requested and actual cost,
    * result, tokens left, retry time, mode, what the store did, the time the plugin added). A hook
@@ -235,6 +246,7 @@ export const queryBudgetDefaults = {
   estimateCacheMaxBytes: 4 * 1024 * 1024,
   denyCacheMaxEntries: 10_000,
   maxListSize: 10_000,
+  dryRunLimit: { capacity: 10, refillPerSecond: 1 },
 } as const satisfies Partial<QueryBudgetOptions>;
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
@@ -257,6 +269,7 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   estimateCacheMaxBytes: number;
   onDecision: QueryBudgetOptions<TContext>['onDecision'];
   denyCacheMaxEntries: number;
+  dryRunLimit: BucketPolicy | false;
   metrics: false | { operationName: boolean };
 }
 
@@ -383,6 +396,16 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`,
     );
   }
+  const dryRunLimit = options.dryRunLimit ?? queryBudgetDefaults.dryRunLimit;
+  if (dryRunLimit !== false) {
+    try {
+      checkPolicy(dryRunLimit, '`dryRunLimit`');
+    } catch (error) {
+      const problem = error as TypeError | RangeError;
+      const message = `queryBudgetPlugin: ${problem.message} (or false for no limit).`;
+      throw problem instanceof RangeError ? new RangeError(message) : new TypeError(message);
+    }
+  }
   const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
   requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
@@ -410,6 +433,7 @@ export function resolveOptions<TContext extends BaseContext>(
     estimateCacheMaxBytes,
     onDecision: options.onDecision,
     denyCacheMaxEntries,
+    dryRunLimit,
     metrics: metricsOption === false ? false : { operationName },
   };
 }

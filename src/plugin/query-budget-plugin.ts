@@ -9,13 +9,14 @@ import { GraphQLError } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../bucket/types.js';
 import type { Budget, Settlement } from './budget.js';
-import { chargeBuckets, settledView } from './bucket-charge.js';
+import { chargeBuckets, settledView, type DryRunGate } from './bucket-charge.js';
 import { CostResult, DecisionNotifier } from './decision-event.js';
 import { DecisionReporter } from './decision-report.js';
 import {
   BudgetServerFault,
   budgetUnavailableError,
   costAnalysisError,
+  dryRunLimitedError,
   internalError,
   rateLimitedError,
   retryAfterSeconds,
@@ -74,6 +75,8 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   const annotator = new ResponseAnnotator(config.policyName);
   const denyCache = config.denyCacheMaxEntries > 0 ? new DenyCache(config.denyCacheMaxEntries) : undefined;
   const reporter = new DecisionReporter(metrics);
+  const dryRunGate: DryRunGate | undefined =
+    config.dryRunLimit === false ? undefined : { store: new MemoryBucketStore(), policy: config.dryRunLimit };
 
   async function decide(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<Budget> {
     const started = performance.now();
@@ -149,8 +152,25 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       limits,
       cost: budget.requested,
       dryRun: budget.dryRun !== undefined,
+      key: budget.key,
+      gate: dryRunGate,
       logger: requestContext.logger,
     });
+    const { dryRunRefused } = charged;
+    if (dryRunRefused !== undefined) {
+      budget.result = CostResult.RATE_LIMITED;
+      const error = dryRunLimitedError({
+        capacity: dryRunRefused.capacity,
+        refillPerSecond: (dryRunGate as DryRunGate).policy.refillPerSecond,
+        retryAfterMs: dryRunRefused.retryAfterMs,
+        http: errorHttp(requestContext, 429),
+      });
+      if (!requestContext.requestIsBatched && dryRunRefused.retryAfterMs >= 0) {
+        headersOf(error).set(RETRY_AFTER_HEADER, String(retryAfterSeconds(dryRunRefused.retryAfterMs)));
+      }
+      budget.rejection = error;
+      return;
+    }
     budget.charge = charged.charge;
     budget.view = charged.view;
     budget.deniedLocally = charged.deniedLocally;

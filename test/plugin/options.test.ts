@@ -45,6 +45,10 @@ describe('option validation at construction', () => {
     [{ identify, estimateCacheMaxBytes: -1 }, RangeError, /`estimateCacheMaxBytes`/],
     [{ identify, denyCacheMaxEntries: 0.5 }, RangeError, /`denyCacheMaxEntries`/],
     [{ identify, estimateCacheMaxBytes: 1.5 }, RangeError, /`estimateCacheMaxBytes`/],
+    [{ identify, maxListSize: -1 }, RangeError, /`maxListSize`/],
+    [{ identify, maxListSize: '100' }, TypeError, /`maxListSize`/],
+    [{ identify, dryRunLimit: true }, TypeError, /`dryRunLimit`/],
+    [{ identify, dryRunLimit: { capacity: 0, refillPerSecond: 1 } }, RangeError, /`dryRunLimit`\.capacity/],
     // The entry-count option of the first release is refused with a pointer to its replacement.
     [{ identify, estimateCacheSize: 1000 }, TypeError, /`estimateCacheSize`.*`estimateCacheMaxBytes`/],
   ])('%o throws %o naming the option', (options, type, message) => {
