@@ -11,7 +11,10 @@ import type { BudgetMode } from './options.js';
  * Names and attribute values follow Apollo Router's demand-control metrics, so dashboards built for
  * the Router read these: histograms `cost.estimated`, `cost.actual`, `cost.delta` (estimated −
  * actual), unit `{cost}`, attribute `cost.result` (`CostResult`), plus `budget.mode` and, only when
- * asked for, `graphql.operation.name`. Store health: histogram `budget.store.duration` (s) by
+ * asked for, `graphql.operation.name`. The client chooses operation names, so that attribute is
+ * bounded: it is set only for operations that were priced and admitted (`COST_OK`), to the first
+ * `maxOperationNames` distinct names of at most 64 characters, and to `OTHER_OPERATION_NAME` for
+ * any other name. Store health: histogram `budget.store.duration` (s) by
  * `outcome`, and counter `budget.breaker.transitions` by partition and new state.
  *
  * Instruments are created once, when the server starts (`start`, from `serverWillStart`), with the
@@ -28,12 +31,18 @@ export class BudgetMetrics {
   #storeDuration: Histogram | undefined;
   #breakerTransitions: Counter | undefined;
   readonly #operationName: boolean;
+  readonly #maxOperationNames: number;
   /** `${result}|${mode}` → its attributes. */
   readonly #costAttributes = new Map<string, Attributes>();
+  /** `${mode}|${name}` → the attributes of an admitted operation of that name (bounded with the names). */
+  readonly #namedAttributes = new Map<string, Attributes>();
+  /** The operation names recorded so far (at most `maxOperationNames`). */
+  readonly #names = new Set<string>();
   readonly #storeAttributes = new Map<StoreOutcome, Attributes>();
 
-  constructor(options: { operationName: boolean }) {
+  constructor(options: { operationName: boolean; maxOperationNames: number }) {
     this.#operationName = options.operationName;
+    this.#maxOperationNames = options.maxOperationNames;
   }
 
   /** Creates the instruments from the meter provider registered now (once; later calls do nothing). */
@@ -80,8 +89,8 @@ export class BudgetMetrics {
   }): void {
     if (this.#estimated === undefined) return;
     let attributes = this.#costAttributes.get(`${input.result}|${input.mode}`) as Attributes;
-    if (this.#operationName) {
-      attributes = { ...attributes, 'graphql.operation.name': input.operationName ?? '' };
+    if (this.#operationName && input.result === CostResult.OK) {
+      attributes = this.#named(attributes, input.mode, this.#nameOf(input.operationName ?? ''));
     }
     this.#estimated.record(input.estimated, attributes);
     if (input.actual === null) return;
@@ -90,6 +99,26 @@ export class BudgetMetrics {
     // Histograms take no negative values (the SDK drops them): an underestimate is counted instead.
     if (delta >= 0) this.#delta?.record(delta, attributes);
     else this.#underestimated?.add(1, attributes);
+  }
+
+  /** The attribute value for an operation name: itself while the names are within their bound. */
+  #nameOf(name: string): string {
+    if (this.#names.has(name)) return name;
+    if (name.length > MAX_OPERATION_NAME_LENGTH || this.#names.size >= this.#maxOperationNames) {
+      return OTHER_OPERATION_NAME;
+    }
+    this.#names.add(name);
+    return name;
+  }
+
+  #named(attributes: Attributes, mode: BudgetMode, name: string): Attributes {
+    const id = `${mode}|${name}`;
+    let named = this.#namedAttributes.get(id);
+    if (named === undefined) {
+      named = { ...attributes, 'graphql.operation.name': name };
+      this.#namedAttributes.set(id, named);
+    }
+    return named;
   }
 
   /** One store call and what came of it. */
@@ -105,6 +134,10 @@ export class BudgetMetrics {
 }
 
 type Attributes = Record<string, string>;
+
+/** `graphql.operation.name` of every operation name beyond the bound (or longer than 64 characters). */
+export const OTHER_OPERATION_NAME = '(other)';
+const MAX_OPERATION_NAME_LENGTH = 64;
 
 /** Histogram buckets for store calls: a Redis round trip is sub-millisecond, a deadline tens of ms. */
 const STORE_SECONDS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];

@@ -223,12 +223,17 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   /**
    * OpenTelemetry metrics through `@opentelemetry/api` (an optional peer: without it, or without an
    * SDK registered, nothing is recorded and nothing is paid). `false` turns them off;
-   * `{ operationName: true }` adds the `graphql.operation.name` attribute (one series per operation
-   * name: mind the cardinality).
+   * `{ operationName: true }` adds the `graphql.operation.name` attribute. Clients choose operation
+   * names, so it is bounded: only operations that were priced and admitted carry it, with the first
+   * `maxOperationNames` (default 100) distinct names of at most 64 characters; any other name is
+   * recorded as `'(other)'`.
    * @default true (metrics on, without the operation name)
    */
-  metrics?: boolean | { operationName?: boolean };
+  metrics?: boolean | { operationName?: boolean; maxOperationNames?: number };
 }
+
+/** Distinct `graphql.operation.name` values recorded at most (`metrics.maxOperationNames`). */
+const DEFAULT_MAX_OPERATION_NAMES = 100;
 
 /** The defaults of every optional option. */
 export const queryBudgetDefaults = {
@@ -270,7 +275,7 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   onDecision: QueryBudgetOptions<TContext>['onDecision'];
   denyCacheMaxEntries: number;
   dryRunLimit: BucketPolicy | false;
-  metrics: false | { operationName: boolean };
+  metrics: false | { operationName: boolean; maxOperationNames: number };
 }
 
 /** Validates the options and applies the defaults; throws `TypeError`/`RangeError` naming the option. */
@@ -390,6 +395,11 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`metrics.operationName\` must be a boolean; got ${describe(operationName)}.`,
     );
   }
+  const maxOperationNames =
+    typeof metricsOption === 'object' ? (metricsOption.maxOperationNames ?? DEFAULT_MAX_OPERATION_NAMES) : 0;
+  if (typeof metricsOption === 'object' && metricsOption.maxOperationNames !== undefined) {
+    requireNumber(maxOperationNames, '`metrics.maxOperationNames`', { min: 0, integer: true });
+  }
   const debugHeader = options.debugHeader ?? queryBudgetDefaults.debugHeader;
   if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
     throw new RangeError(
@@ -434,7 +444,7 @@ export function resolveOptions<TContext extends BaseContext>(
     onDecision: options.onDecision,
     denyCacheMaxEntries,
     dryRunLimit,
-    metrics: metricsOption === false ? false : { operationName },
+    metrics: metricsOption === false ? false : { operationName, maxOperationNames },
   };
 }
 
