@@ -1,6 +1,7 @@
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
-import { createCostAnalyzer, defaultChargedCost, type CostAnalyzer } from '../cost/analyzer.js';
+import { defaultChargedCost } from '../cost/analyzer.js';
+import { AnalyzerCache } from './analyzer-cache.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
 import { rateLimitedError, tooExpensiveError } from './errors.js';
 
@@ -30,22 +31,8 @@ export interface ChargedOperation extends BucketResult {
   charged: number;
 }
 
-/** Analyzers kept per schema and options object, so repeated calls read the directives once. */
-const analyzers = new WeakMap<GraphQLSchema, Map<CostAnalyzerOptions | undefined, CostAnalyzer>>();
-
-function analyzerOf(schema: GraphQLSchema, options: CostAnalyzerOptions | undefined): CostAnalyzer {
-  let bySchema = analyzers.get(schema);
-  if (bySchema === undefined) {
-    bySchema = new Map();
-    analyzers.set(schema, bySchema);
-  }
-  let analyzer = bySchema.get(options);
-  if (analyzer === undefined) {
-    analyzer = createCostAnalyzer(schema, options);
-    bySchema.set(options, analyzer);
-  }
-  return analyzer;
-}
+/** The analyzers of every `chargeOperation` call, shared by options of the same values. */
+const analyzers = new AnalyzerCache();
 
 /**
  * Prices one operation and charges it to `key`'s bucket, for operations that do not pass through
@@ -59,7 +46,7 @@ function analyzerOf(schema: GraphQLSchema, options: CostAnalyzerOptions | undefi
  * (`BucketStoreError`), for the caller to decide what a subscription gets meanwhile.
  */
 export async function chargeOperation(options: ChargeOperationOptions): Promise<ChargedOperation> {
-  const analyzer = analyzerOf(options.schema, options.analyzer);
+  const analyzer = analyzers.analyzerOf(options.schema, options.analyzer);
   const estimate = analyzer.estimate({
     document: options.document,
     operation: options.operation,
