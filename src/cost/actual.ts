@@ -33,7 +33,7 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  *   on an error's path one item of it (the remaining list levels). A null no error path reaches
  *   is legitimate and costs its call only. Without errors the walk allocates nothing more.
  * - A mutation's root fields present in the data ran, with their side effects: each costs its
- *   estimate, whatever it returned.
+ *   estimate whatever it returned, or what it returned where that is more.
  * - Clamping at 0 happens per field, as in the estimate; so `actual ≤ estimate` whenever every
  *   list is no longer than its estimated size.
  */
@@ -69,7 +69,7 @@ export class ActualCoster {
     if (data === null) return this.estimated().estimate(false);
     const root =
       this.operation.operation.operation === OperationTypeNode.MUTATION
-        ? this.mutationCost(data)
+        ? this.mutationCost(data, errorPathsOf(errors))
         : this.objectCost(this.operation.rootType, this.rootSelectionSets, data, undefined, errorPathsOf(errors));
     return { typeCost: reported(Math.max(0, root.typeCost)), fieldCost: reported(root.fieldCost) };
   }
@@ -79,8 +79,11 @@ export class ActualCoster {
     return this.estimator;
   }
 
-  /** The root object of a mutation: each root field present in the data at its estimate. */
-  private mutationCost(data: ResponseObject): Cost {
+  /**
+   * The root object of a mutation: each root field present in the data at its estimate, or at what
+   * it returned where that is more (a list longer than it was priced for).
+   */
+  private mutationCost(data: ResponseObject, errors: ErrorPaths | undefined): Cost {
     const type = this.operation.rootType;
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
@@ -88,7 +91,9 @@ export class ActualCoster {
       if (!Object.hasOwn(data, responseKey)) continue;
       const call = this.priced(type, nodes);
       if (call === null) continue;
-      const field = this.estimated().fieldEstimate(call, this.selectionSetsOf(call.rule, nodes), undefined);
+      const estimate = this.estimated().fieldEstimate(call, this.selectionSetsOf(call.rule, nodes), undefined);
+      const returned = this.fieldCost(type, nodes, data[responseKey], undefined, errors?.get(responseKey));
+      const field = maxCost(estimate, returned);
       typeCost += field.typeCost;
       fieldCost += field.fieldCost;
     }

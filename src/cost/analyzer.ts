@@ -1,10 +1,11 @@
-import { GraphQLError, isSchema } from 'graphql';
+import { GraphQLError, isSchema, type OperationTypeNode } from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { ActualCoster } from './actual.js';
 import { assertComplexityAvailable, complexityEstimate } from './complexity-bridge.js';
 import { CostTable } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
+import { ExecutionMeter, MeterRules } from './execution-meter.js';
 import { FieldCollector } from './field-collector.js';
 import { operationIndex, resolveOperation } from './operation.js';
 import { supergraphCostTable } from './supergraph.js';
@@ -69,10 +70,17 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
   const settings = readSettings(options, 'createCostAnalyzer');
   const table = costTableOf(schema, settings.supergraphSdl);
   const costers: CosterCache = new WeakMap();
+  let rules: MeterRules | undefined;
   return {
     schema,
     estimate: (request) => estimateWith(table, settings, request),
     actual: (request) => actualWith(table, settings, costers, request),
+    meter(operation) {
+      const rootType = schema.getRootType(operation as OperationTypeNode);
+      if (!rootType) throw new TypeError(`The schema does not support ${String(operation)} operations.`);
+      rules ??= new MeterRules(table);
+      return new ExecutionMeter(rules, rootType);
+    },
   };
 }
 

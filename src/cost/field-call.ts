@@ -109,19 +109,7 @@ export function priceFieldCall(
   const rule = table.field(definition);
   const first = nodes[0] as FieldNode;
   const args = getArgumentValues(definition, first, variables as Record<string, unknown>);
-  let cost = rule.weight + argumentsCost(table, definition.args, args);
-  let directivesCost = 0;
-  for (const node of nodes) {
-    let nodeCost = 0;
-    for (const directive of node.directives ?? []) {
-      const directiveDefinition = table.schema.getDirective(directive.name.value);
-      if (!directiveDefinition) continue;
-      const values = getArgumentValues(directiveDefinition, directive, variables as Record<string, unknown>);
-      nodeCost += argumentsCost(table, directiveDefinition.args, values);
-    }
-    directivesCost = node === first ? nodeCost : Math.max(directivesCost, nodeCost);
-  }
-  cost += directivesCost;
+  const cost = rule.weight + argumentsCost(table, definition.args, args) + directivesCost(table, nodes, variables);
   let ownSize: number | undefined;
   const handed: { tree: SizedFieldTree; size: number }[] = [];
   for (const listSize of rule.listSizes) {
@@ -140,7 +128,27 @@ export function priceFieldCall(
   };
 }
 
-function argumentsCost(
+/**
+ * The weights of the arguments of the directives on a field's nodes (the costliest node's, where the
+ * field is selected several times under one response key).
+ */
+export function directivesCost(table: CostTable, nodes: readonly FieldNode[], variables: Variables): number {
+  let cost = 0;
+  for (const [index, node] of nodes.entries()) {
+    let nodeCost = 0;
+    for (const directive of node.directives ?? []) {
+      const directiveDefinition = table.schema.getDirective(directive.name.value);
+      if (!directiveDefinition) continue;
+      const values = getArgumentValues(directiveDefinition, directive, variables as Record<string, unknown>);
+      nodeCost += argumentsCost(table, directiveDefinition.args, values);
+    }
+    cost = index === 0 ? nodeCost : Math.max(cost, nodeCost);
+  }
+  return cost;
+}
+
+/** The weights of the arguments that have a value (coerced `values`), and of the input fields inside them. */
+export function argumentsCost(
   table: CostTable,
   definitions: readonly GraphQLArgument[],
   values: Readonly<Record<string, unknown>>,

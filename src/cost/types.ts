@@ -1,3 +1,4 @@
+import type { ExecutionMeter } from './execution-meter.js';
 import type {
   DocumentNode,
   FieldNode,
@@ -163,6 +164,14 @@ export interface CostAnalyzer {
    * @throws {CostAnalysisError} as `estimate`.
    */
   actual(request: ActualRequest): CostEstimate;
+  /**
+   * A meter of the work one execution of an operation of this kind (`query`, `mutation`,
+   * `subscription`) does, fed by the server's per-field hook as each resolver is called (Apollo
+   * Server's `willResolveField`): each call at its field's and arguments' weights, each value a
+   * resolver returns at its type's weight. It sees the work a response cannot show (under values an
+   * error nulled, or finishing after the response), and starts at the root type's weight.
+   */
+  meter(operation: 'query' | 'mutation' | 'subscription'): ExecutionMeter;
 }
 
 /** Options of {@link estimateCost}: one operation, and the analyzer options. */

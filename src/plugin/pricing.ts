@@ -17,6 +17,7 @@ import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
 import { isIntrospectionOnly } from './introspection.js';
+import { MeteredExecution } from './metered-execution.js';
 
 type Logger = GraphQLServerContext['logger'];
 
@@ -63,6 +64,8 @@ export class OperationPricer<TContext extends BaseContext> {
   readonly #charged: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
   readonly #cache: EstimateCache;
   #analyzer: CostAnalyzer | undefined;
+  /** Whether the schema is a gateway's (a supergraph's API schema). */
+  #gateway = false;
   /** The coordinates last named by the warning about lists that weigh nothing. */
   #warnedFreeLists = '';
 
@@ -83,6 +86,7 @@ export class OperationPricer<TContext extends BaseContext> {
    * 1, every list `defaultListSize`), and the problem is logged as an error.
    */
   load(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: Logger): void {
+    this.#gateway = supergraphSdl !== undefined;
     const analyzer =
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
     try {
@@ -176,6 +180,20 @@ export class OperationPricer<TContext extends BaseContext> {
         `Any length of them costs the same, so only maxListSize (${bound}) bounds their work; ` +
         'give them a @cost weight where their items are expensive to produce.',
     );
+  }
+
+  /**
+   * A meter for the execution of the request's operation, whose work is charged as the `cost` option
+   * charges an estimate; undefined before the schema loads, for a gateway (its resolvers run in the
+   * subgraphs, so its hook sees nothing), and with `estimators` (which price their own way).
+   */
+  meter(requestContext: GraphQLRequestContext<TContext>): MeteredExecution | undefined {
+    const analyzer = this.#analyzer;
+    const operation = requestContext.operation;
+    if (analyzer === undefined || operation === undefined || this.#gateway || this.#options.analyzer.estimators) {
+      return undefined;
+    }
+    return new MeteredExecution(analyzer.meter(operation.operation), (cost) => this.chargeOf(cost, requestContext));
   }
 
   /** The schema the operations are priced against (after `load`). */

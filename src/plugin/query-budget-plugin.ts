@@ -33,6 +33,7 @@ import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
 import { dryRunFields, executeRateLimitOnly, setRateLimitView } from './rate-limit-field.js';
 import { faultMessage, RequestInputResolver } from './request-inputs.js';
 import { ResponseAnnotator } from './response-annotation.js';
+import type { MeteredExecution } from './metered-execution.js';
 
 /** A read-only store call at startup (`peek` writes nothing). */
 const WARM_UP_KEY = 'graphql-budget:warm-up';
@@ -218,6 +219,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
   async function settle(
     requestContext: GraphQLRequestContextWillSendResponse<TContext>,
     budget: Budget,
+    metered: MeteredExecution | undefined,
   ): Promise<Settlement> {
     const started = performance.now();
     const { charge, limits } = budget;
@@ -226,8 +228,22 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     let actual: number | null = null;
     if (executed && budget.priced && !budget.dryRun) {
       ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested));
+      // Where an error hid work from the response, what the resolvers were seen doing counts too.
+      if (metered !== undefined && charged !== null && hidesWork(requestContext)) {
+        charged = Math.max(charged, metered.charged());
+        actual = Math.max(actual ?? 0, charged);
+      }
       const difference = charged === null ? 0 : budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
+      if (tokensTaken && metered !== undefined) {
+        // Resolvers that go on after the response (an error's null does not stop them) are charged as they finish.
+        const { logger } = requestContext;
+        metered.settle(charged ?? budget.requested, (amount) => {
+          guard.take(charge.store, limits, amount, logger).catch((error: unknown) => {
+            logger.warn(`graphql-budget: could not charge work done after the response: ${faultMessage(error)}`);
+          });
+        });
+      }
       if (tokensTaken && difference !== 0 && budget.view !== undefined) {
         // Work not done comes back; work beyond the estimate (a list longer than priced) is taken too.
         const after =
@@ -265,6 +281,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
 
     async requestDidStart() {
       let decision: Promise<Budget> | undefined;
+      let metered: MeteredExecution | undefined;
       return {
         async didResolveOperation(requestContext) {
           if (!requestContext.operation) return;
@@ -304,17 +321,35 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
           return { http: { headers: new HeaderMap() }, body: { kind: 'single', singleResult } };
         },
 
+        async executionDidStart(requestContext) {
+          const budget = await decision?.catch(() => undefined);
+          const meter = budget?.priced === true && !budget.skipped ? pricer.meter(requestContext) : undefined;
+          if (meter === undefined) return;
+          metered = meter;
+          return {
+            willResolveField: ({ args, info }) => meter.resolving(info, args),
+          };
+        },
+
         async willSendResponse(requestContext) {
           if (!decision) return;
           // Another plugin may have rejected the operation while ours was still deciding.
           const budget = await decision.catch(() => undefined);
           if (budget === undefined) return;
-          const settlement = await settle(requestContext, budget);
+          const settlement = await settle(requestContext, budget, metered);
           reporter.report(requestContext, budget, settlement);
         },
       };
     },
   };
+}
+
+/** Whether the response may hide work its resolvers did: `data` nulled, or errors (values they nulled). */
+function hidesWork(requestContext: GraphQLRequestContextWillSendResponse<BaseContext>): boolean {
+  const body = requestContext.response.body;
+  if (body.kind !== 'single') return true;
+  const { data, errors } = body.singleResult;
+  return data === null || (errors !== undefined && errors.length > 0) || (requestContext.errors?.length ?? 0) > 0;
 }
 
 /** Prices, turning a misbehaving `cost` option into a server fault. */

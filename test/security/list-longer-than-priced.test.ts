@@ -7,6 +7,9 @@
  * resolver returns all 50. A settlement that caps the final charge at the estimate charged 12
  * tokens for work worth 52, so eight requests took 400 items from a budget of 100 tokens.
  *
+ * The same for a mutation, whose root fields are never refunded below their estimate: a list it
+ * returns beyond its price is charged too.
+ *
  * Guarantee: a list that comes back longer than its priced size is charged for the excess after
  * execution, even when that puts the bucket in debt (refusing until it has refilled).
  */
@@ -18,6 +21,7 @@ import { costOf, startBudgetServer, type BudgetServer } from '../plugin/budget-s
 const typeDefs = `${costDirectivesTypeDefs}
 type Item { id: ID! }
 type Query { everything: [Item!]! }
+type Mutation { addItems(count: Int!): [Item!]! @listSize(slicingArguments: ["count"]) }
 `;
 
 let served = 0;
@@ -30,7 +34,14 @@ const store = new MemoryBucketStore();
 const policy = { capacity: 100, refillPerSecond: 0 };
 let server: BudgetServer;
 beforeAll(async () => {
-  server = await startBudgetServer({ store, policy }, { schema: { typeDefs, resolvers: { Query: { everything } } } });
+  const addItems = (_: unknown, { count }: { count: number }) => {
+    served += count + 5;
+    return Array.from({ length: count + 5 }, (_unused, index) => ({ id: String(index) }));
+  };
+  server = await startBudgetServer(
+    { store, policy },
+    { schema: { typeDefs, resolvers: { Query: { everything }, Mutation: { addItems } } } },
+  );
 });
 afterAll(() => server.stop());
 
@@ -52,4 +63,12 @@ it('charges what came back beyond the estimate, into debt', async () => {
   // 104 tokens taken from 100: 4 owed, so even a 2-token operation waits for a refill that never comes.
   expect((await store.peek('mallory', policy)).remaining).toBe(0);
   expect((await server.post('{ __typename }', { user: 'mallory' })).status).toBe(429);
+});
+
+it('charges a mutation for the items it returned beyond its price', async () => {
+  const reply = await server.post('mutation { addItems(count: 2) { id } }', { user: 'adder' });
+  expect(reply.status).toBe(200);
+  // Mutation 1 + addItems 1 + 7 items returned, where 2 were priced.
+  expect(costOf(reply)).toMatchObject({ requestedQueryCost: 4, actualQueryCost: 9 });
+  expect((await store.peek('adder', policy)).remaining).toBe(91);
 });

@@ -1,0 +1,133 @@
+import { getNamedType, isInputObjectType, isSpecifiedDirective } from 'graphql';
+import type { FieldNode, GraphQLArgument, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import type { CostTable } from './cost-table.js';
+import { argumentsCost, directivesCost } from './field-call.js';
+import type { CostEstimate } from './types.js';
+
+type AnyField = GraphQLField<unknown, unknown>;
+
+/** What one field's resolutions cost, read once per field. */
+interface MeterRule {
+  /** The field's `@cost` weight (or its default). */
+  readonly weight: number;
+  /** Whether some argument can weigh something (its own weight, or input fields that may). */
+  readonly weighedArguments: boolean;
+  /** List levels around the named type. */
+  readonly listDepth: number;
+  /**
+   * What one returned value of the named type weighs (never below 0): for an interface or union
+   * the heaviest possible type's weight, since the runtime type is not known yet when the resolver
+   * returns.
+   */
+  readonly itemWeight: number;
+}
+
+/** One resolver call as execution reports it (the parts of graphql-js `GraphQLResolveInfo` read here). */
+export interface ResolvedField {
+  readonly parentType: GraphQLObjectType;
+  readonly fieldName: string;
+  readonly fieldNodes: readonly FieldNode[];
+  readonly variableValues: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The work one execution's resolvers do, priced as it happens by the same rules as the estimate
+ * (IBM spec "Field cost" and "Type cost") applied to each resolver call: its field's weight and
+ * its arguments' and directives' weights (clamped at 0), and the type weight of each non-null
+ * value it returns (every item of a list, at every level). Values under an interface or union are
+ * charged their heaviest possible type's weight, since the runtime type is decided after the
+ * resolver returns; so the meter never prices below the work done, where the response walk
+ * (`ActualCoster`) prices each object as its runtime type.
+ *
+ * It sees what the response cannot show: work under a value an error nulled (a list that came
+ * back longer than it was priced for, then nulled), and resolvers that go on after the response
+ * was sent. Introspection fields (`__schema`, `__type` and below) are not reported by servers'
+ * field hooks, and are not metered.
+ */
+export class ExecutionMeter {
+  readonly #rules: MeterRules;
+  #typeCost: number;
+  #fieldCost = 0;
+  /** Calls reported so far. */
+  calls = 0;
+
+  constructor(rules: MeterRules, rootType: GraphQLObjectType) {
+    this.#rules = rules;
+    this.#typeCost = Math.max(0, rules.table.typeWeight(rootType));
+  }
+
+  /**
+   * A resolver of `info.fieldName` on `info.parentType` was called with `args` (coerced): its call
+   * is charged at once (it ran, even if it throws). Returns what to call with the value it
+   * resolved to, or undefined when no value of it weighs anything.
+   */
+  resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ((value: unknown) => void) | undefined {
+    const field = info.parentType.getFields()[info.fieldName] as AnyField | undefined;
+    if (field === undefined) return undefined;
+    const rule = this.#rules.of(field);
+    if (rule === null) return undefined;
+    this.calls += 1;
+    let call = rule.weight;
+    const table = this.#rules.table;
+    if (rule.weighedArguments) call += argumentsCost(table, field.args, args);
+    if (this.#rules.weighedDirectives) call += directivesCost(table, info.fieldNodes, info.variableValues);
+    if (call > 0) this.#fieldCost += call;
+    if (rule.itemWeight === 0) return undefined;
+    return (value) => {
+      this.#typeCost += rule.itemWeight * instances(value, rule.listDepth);
+    };
+  }
+
+  /** The work metered so far. */
+  get cost(): CostEstimate {
+    return { typeCost: this.#typeCost, fieldCost: this.#fieldCost };
+  }
+}
+
+/** Non-null values in `value`, `depth` list levels above the named type. */
+function instances(value: unknown, depth: number): number {
+  if (value === null || value === undefined) return 0;
+  if (depth === 0) return 1;
+  if (!Array.isArray(value)) return 0;
+  let count = 0;
+  for (const item of value) count += instances(item, depth - 1);
+  return count;
+}
+
+/** Per schema: each field's meter rule, read once. */
+export class MeterRules {
+  readonly table: CostTable;
+  /** Whether the arguments of some directive on a selection may weigh something. */
+  readonly weighedDirectives: boolean;
+  readonly #rules = new Map<AnyField, MeterRule | null>();
+
+  constructor(table: CostTable) {
+    this.table = table;
+    this.weighedDirectives = table.schema
+      .getDirectives()
+      .some((directive) => !isSpecifiedDirective(directive) && directive.args.some((arg) => this.#weighs(arg)));
+  }
+
+  /** The field's rule, or null when no call of it and no value it returns can cost anything. */
+  of(field: AnyField): MeterRule | null {
+    let rule = this.#rules.get(field);
+    if (rule === undefined) {
+      const costs = this.table.field(field);
+      const weighedArguments = field.args.some((arg) => this.#weighs(arg));
+      const itemWeight = Math.max(0, this.table.typeWeight(costs.namedType));
+      const free = costs.weight <= 0 && !weighedArguments && itemWeight === 0 && !this.weighedDirectives;
+      rule = free ? null : { weight: costs.weight, weighedArguments, listDepth: costs.listDepth, itemWeight };
+      this.#rules.set(field, rule);
+    }
+    return rule;
+  }
+
+  /** Whether a value for `arg` can weigh something: its own weight, or an input object's fields. */
+  #weighs(arg: GraphQLArgument): boolean {
+    return this.table.inputWeight(arg) !== 0 || isInputObjectType(getNamedType(arg.type));
+  }
+
+  get schema(): GraphQLSchema {
+    return this.table.schema;
+  }
+}
