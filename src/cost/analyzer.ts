@@ -7,7 +7,7 @@ import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
 import { ExecutionMeter, MeterRules } from './execution-meter.js';
 import { FieldCollector } from './field-collector.js';
-import { operationIndex, resolveOperation } from './operation.js';
+import { resolveOperation } from './operation.js';
 import { supergraphCostTable } from './supergraph.js';
 import type {
   ActualRequest,
@@ -39,14 +39,6 @@ const defaults = {
 
 const tables = new WeakMap<GraphQLSchema, CostTable>();
 
-/** Actual-cost walkers kept per document (one per operation name and variables seen). */
-const MAX_COSTERS_PER_DOCUMENT = 16;
-/** Variables serialized to more characters than this get a fresh walker on every call. */
-const MAX_COSTER_KEY_LENGTH = 2048;
-
-/** Document → (operation name and variables → its walker); a document that is dropped takes its walkers along. */
-type CosterCache = WeakMap<DocumentNode, Map<string, ActualCoster>>;
-
 /** The schema's cost table (with a supergraph's weights when given one), read once per schema object. */
 export function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): CostTable {
   if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl);
@@ -69,12 +61,11 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'createCostAnalyzer');
   const table = costTableOf(schema, settings.supergraphSdl);
-  const costers: CosterCache = new WeakMap();
   let rules: MeterRules | undefined;
   return {
     schema,
     estimate: (request) => estimateWith(table, settings, request),
-    actual: (request) => actualWith(table, settings, costers, request),
+    actual: (request) => actualWith(table, settings, request),
     meter(operation) {
       const rootType = schema.getRootType(operation as OperationTypeNode);
       if (!rootType) throw new TypeError(`The schema does not support ${String(operation)} operations.`);
@@ -122,80 +113,18 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
   });
 }
 
-function actualWith(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): CostEstimate {
+/**
+ * The actual cost of one response, with a walker of its own: nothing of a request is kept for the
+ * next (a client could otherwise make the server keep one per variables it sends), and servers
+ * that meter execution walk only the responses whose errors may hide work.
+ */
+function actualWith(table: CostTable, settings: Settings, request: ActualRequest): CostEstimate {
   if (settings.estimators !== undefined) return estimateWith(table, settings, { ...request, breakdown: false });
-  return guarded(() => costerOf(table, settings, costers, request).cost(request.data, request.errors));
-}
-
-/**
- * The actual-cost walker of one (document, operation, variables). A walker holds only what the
- * request determines (the resolved operation, collected fields, priced field calls), so one made for
- * an earlier response of the same request prices the next one identically, without resolving,
- * collecting and pricing again. The operation is named by `operationName`, or by its position in the
- * document when it is given.
- */
-function costerOf(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): ActualCoster {
-  const key = costerKey(operationSelector(request), request.variables);
-  let forDocument = costers.get(request.document);
-  const cached = key === undefined ? undefined : forDocument?.get(key);
-  if (cached !== undefined) return cached;
-  const operation = resolveOperation(table.schema, request);
-  const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
-  const coster = new ActualCoster(table, operation, collector, settings);
-  if (key === undefined) return coster;
-  if (forDocument === undefined) {
-    forDocument = new Map();
-    costers.set(request.document, forDocument);
-  }
-  if (forDocument.size >= MAX_COSTERS_PER_DOCUMENT) forDocument.clear();
-  forDocument.set(key, coster);
-  return coster;
-}
-
-/**
- * What picks the operation in a walker's key: the given operation's position in the document (a
- * number), else `operationName` (a string or null); undefined for an operation that is not the
- * document's (no key: `resolveOperation` rejects it).
- */
-function operationSelector(request: ActualRequest): string | number | null | undefined {
-  if (request.operation === undefined) return request.operationName ?? null;
-  const index = operationIndex(request.document, request.operation);
-  return index === -1 ? undefined : index;
-}
-
-/**
- * The operation selector and the variables as JSON, or undefined unless the variables hold only JSON
- * values that serialize one way (strings, finite numbers other than -0, booleans, null, arrays, plain
- * objects of enumerable members none undefined): two requests with the same key then coerce to the
- * same variables.
- */
-function costerKey(
-  operation: string | number | null | undefined,
-  variables: Readonly<Record<string, unknown>> | null | undefined,
-): string | undefined {
-  if (operation === undefined) return undefined;
-  if (variables !== null && variables !== undefined && !isPlainJson(variables, 0)) return undefined;
-  const key = JSON.stringify([operation, variables ?? null]);
-  return key.length > MAX_COSTER_KEY_LENGTH ? undefined : key;
-}
-
-function isPlainJson(value: unknown, depth: number): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
-  if (typeof value !== 'object' || depth > 32) return false;
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      if (!isPlainJson(value[index], depth + 1)) return false; // a hole reads as undefined
-    }
-    return true;
-  }
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return false;
-  if (Object.keys(value).length !== Object.getOwnPropertyNames(value).length) return false;
-  for (const key in value) {
-    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
+  return guarded(() => {
+    const operation = resolveOperation(table.schema, request);
+    const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
+    return new ActualCoster(table, operation, collector, settings).cost(request.data, request.errors);
+  });
 }
 
 /** Turns the two ways graphql-js can still fail on hostile input into clear request errors. */

@@ -1,4 +1,4 @@
-import { getNamedType, isInputObjectType, isSpecifiedDirective } from 'graphql';
+import { getNamedType, isAbstractType, isInputObjectType, isSpecifiedDirective } from 'graphql';
 import type { FieldNode, GraphQLArgument, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { CostTable } from './cost-table.js';
 import { argumentsCost, directivesCost } from './field-call.js';
@@ -57,6 +57,15 @@ export class ExecutionMeter {
   }
 
   /**
+   * Whether, for a response no error touched, this meter's cost is the response walk's to the token
+   * (see `MeterRules.exact`), so the walk can be skipped; the operation must select no introspection
+   * field (not metered) for that too.
+   */
+  get exact(): boolean {
+    return this.#rules.exact;
+  }
+
+  /**
    * A resolver of `info.fieldName` on `info.parentType` was called with `args` (coerced): its call
    * is charged at once (it ran, even if it throws). Returns what to call with the value it
    * resolved to, or undefined when no value of it weighs anything.
@@ -99,13 +108,31 @@ export class MeterRules {
   readonly table: CostTable;
   /** Whether the arguments of some directive on a selection may weigh something. */
   readonly weighedDirectives: boolean;
+  /**
+   * Whether the meter prices a response exactly as the response walk does when no error hid work:
+   * no interface or union whose possible types differ in weight (the meter charges the heaviest),
+   * and no type of negative weight (the walk lets one offset what is selected below it).
+   */
+  readonly exact: boolean;
   readonly #rules = new Map<AnyField, MeterRule | null>();
 
   constructor(table: CostTable) {
     this.table = table;
-    this.weighedDirectives = table.schema
+    const { schema } = table;
+    this.weighedDirectives = schema
       .getDirectives()
       .some((directive) => !isSpecifiedDirective(directive) && directive.args.some((arg) => this.#weighs(arg)));
+    let exact = true;
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      if (isAbstractType(type)) {
+        const weights = new Set(schema.getPossibleTypes(type).map((possible) => table.typeWeight(possible)));
+        if (weights.size > 1) exact = false;
+      } else if (table.typeWeight(type) < 0) {
+        exact = false;
+      }
+    }
+    this.exact = exact;
   }
 
   /** The field's rule, or null when no call of it and no value it returns can cost anything. */

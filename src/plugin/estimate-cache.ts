@@ -1,6 +1,7 @@
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { OperationDefinitionNode } from 'graphql';
 import type { CostEstimate } from '../cost/types.js';
+import { variablesKey } from '../cost/variables-key.js';
 import type { CostErrorRecord } from './errors.js';
 
 /**
@@ -11,10 +12,9 @@ import type { CostErrorRecord } from './errors.js';
  * tokens) alive.
  *
  * A request whose declared variables serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters is
- * not cached (a 1 MB variables object must not become a 1 MB cache key).
+ * not cached (a 1 MB variables object must not become a 1 MB cache key), nor one whose variables
+ * are not JSON data.
  */
-export const MAX_VARIABLES_KEY_LENGTH = 2048;
-
 /** What the cache keeps for one key. */
 export type CachedEstimate = { readonly estimate: CostEstimate } | { readonly error: CostErrorRecord };
 
@@ -62,14 +62,10 @@ export class EstimateCache {
 }
 
 /**
- * The cache key of one estimate, or undefined when the variables are too large to cache (or are
- * not JSON data).
- *
- * Pricing reads the operation's declared variables and nothing else, so the key holds exactly
- * those: each declared variable's raw value as JSON, or a mark that it is absent (its default then
- * applies), in declaration order. Values are read as own properties, whatever the name: `__proto__`
- * and `constructor` are ordinary GraphQL variable names, and JSON.stringify writes an own
- * `__proto__` key as any other. Junk variables the operation does not declare change nothing.
+ * The cache key of one estimate, or undefined when the variables cannot be keyed (see
+ * `variablesKey`: not JSON data, or too long). Pricing reads the operation's declared variables and
+ * nothing else, so the key holds exactly those, whatever their names; junk variables the operation
+ * does not declare change nothing.
  */
 export function estimateCacheKey(
   queryHash: string,
@@ -77,26 +73,6 @@ export function estimateCacheKey(
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
-  let key = `${queryHash}\u0000${operationName ?? ''}`;
-  const definitions = operation.variableDefinitions;
-  if (definitions === undefined || definitions.length === 0) return key;
-  let length = 0;
-  for (const definition of definitions) {
-    const name = definition.variable.name.value;
-    if (variables === null || variables === undefined || !Object.hasOwn(variables, name)) {
-      key += '\u0000';
-      continue;
-    }
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(variables[name]);
-    } catch {
-      return undefined; // a cycle or a BigInt: not JSON data
-    }
-    if (json === undefined) return undefined;
-    length += json.length;
-    if (length > MAX_VARIABLES_KEY_LENGTH) return undefined;
-    key += `\u0000=${json}`;
-  }
-  return key;
+  const key = variablesKey(operation.variableDefinitions, variables);
+  return key === undefined ? undefined : `${queryHash}\u0000${operationName ?? ''}${key}`;
 }

@@ -37,3 +37,38 @@ function selectsOnlyIntrospection(document: DocumentNode, operation: OperationDe
     });
   return onlyIntrospection(operation.selectionSet);
 }
+
+/**
+ * True when the operation selects an introspection field (`__schema` or `__type`, directly or
+ * through fragments) at its root: work the execution meter does not see.
+ */
+export function selectsIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let answer = introspecting.get(operation);
+  if (answer === undefined) {
+    answer = selectsIntrospectionField(document, operation);
+    introspecting.set(operation, answer);
+  }
+  return answer;
+}
+
+const introspecting = new WeakMap<OperationDefinitionNode, boolean>();
+
+function selectsIntrospectionField(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  const fragments = new Map<string, SelectionSetNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
+  }
+  const visited = new Set<string>();
+  const anyIntrospection = (selectionSet: SelectionSetNode): boolean =>
+    selectionSet.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD)
+        return selection.name.value === '__schema' || selection.name.value === '__type';
+      if (selection.kind === Kind.INLINE_FRAGMENT) return anyIntrospection(selection.selectionSet);
+      const name = selection.name.value;
+      if (visited.has(name)) return false;
+      visited.add(name);
+      const fragment = fragments.get(name);
+      return fragment !== undefined && anyIntrospection(fragment);
+    });
+  return anyIntrospection(operation.selectionSet);
+}

@@ -4,18 +4,25 @@ import type { CostEstimate } from '../cost/types.js';
 /**
  * One execution's meter (the cost engine's `ExecutionMeter`, fed by the server's per-field hook)
  * and what is charged for it: up to the settlement, what the work so far is charged (`charged()`);
- * after it, work that goes on beyond the settled charge (resolvers an error's null did not stop)
- * is handed to `late`, at most once per turn of the event loop, as the tokens still owed.
+ * after it, the work metered beyond what it had counted at the settlement (resolvers an error's
+ * null did not stop) is handed to `late`, at most once per turn of the event loop, as the tokens
+ * still owed.
  */
 export class MeteredExecution {
   readonly #meter: ExecutionMeter;
+  /**
+   * Whether the meter's count is what the response walk would find when no error touched the
+   * response (see `ExecutionMeter.exact`; the operation being a query without introspection).
+   */
+  readonly exact: boolean;
   readonly #charge: (cost: CostEstimate) => number;
   #settled: number | undefined;
   #late: ((amount: number) => void) | undefined;
   #flushing = false;
 
-  constructor(meter: ExecutionMeter, charge: (cost: CostEstimate) => number) {
+  constructor(meter: ExecutionMeter, exact: boolean, charge: (cost: CostEstimate) => number) {
     this.#meter = meter;
+    this.exact = exact;
     this.#charge = charge;
   }
 
@@ -39,11 +46,13 @@ export class MeteredExecution {
     return this.#charge(this.#meter.cost);
   }
 
-  /** The operation was settled at `charged` tokens: work beyond that from now on goes to `late`. */
-  settle(charged: number, late: (amount: number) => void): void {
-    this.#settled = charged;
+  /**
+   * The operation was settled, covering the work metered so far: what the meter counts from now on
+   * (resolvers still running) goes to `late`.
+   */
+  settle(late: (amount: number) => void): void {
+    this.#settled = this.charged();
     this.#late = late;
-    this.#schedule();
   }
 
   #schedule(): void {

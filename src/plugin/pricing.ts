@@ -16,7 +16,7 @@ import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
 import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
-import { isIntrospectionOnly } from './introspection.js';
+import { isIntrospectionOnly, selectsIntrospection } from './introspection.js';
 import { MeteredExecution } from './metered-execution.js';
 
 type Logger = GraphQLServerContext['logger'];
@@ -125,14 +125,20 @@ export class OperationPricer<TContext extends BaseContext> {
   }
 
   /**
-   * What the executed operation is finally charged (`charged`: its actual cost, which a list longer
-   * than it was priced for puts above `requested`, and the excess is then charged too; null when it
-   * cannot be measured, as with incremental delivery, and then nothing is refunded), and the actual
-   * cost of what it returned (`actual`; null when nothing was measured).
+   * What the executed operation is finally charged (`charged`: the work its resolvers did, which a
+   * list longer than it was priced for puts above `requested`, and the excess is then charged too;
+   * null when it cannot be measured, as with incremental delivery, and then nothing is refunded),
+   * and its actual cost (`actual`; null when nothing was measured).
+   *
+   * Where no error touched the response and the execution's meter is exact (`MeteredExecution`),
+   * the meter's count is the charge. Otherwise the response is walked (`CostAnalyzer.actual`:
+   * real list lengths, runtime types, work an error hid at its estimate), and where an error may
+   * hide work the charge is at least what the meter saw the resolvers do.
    */
   settledCharge(
     requestContext: GraphQLRequestContextWillSendResponse<TContext>,
     requested: number,
+    metered: MeteredExecution | undefined,
   ): { charged: number | null; actual: number | null } {
     if (requested === 0) return { charged: 0, actual: null };
     const body = requestContext.response.body;
@@ -142,10 +148,28 @@ export class OperationPricer<TContext extends BaseContext> {
     if (data === undefined) return { charged: 0, actual: null };
     // The raw errors keep their paths even where a `formatError` strips them from the response.
     const errors = requestContext.errors ?? body.singleResult.errors ?? null;
+    const hidden = data === null || (errors !== null && errors.length > 0);
+    if (!hidden && metered?.exact === true) {
+      const charged = metered.charged();
+      return { charged, actual: charged };
+    }
+    const walked = this.#walk(requestContext, data, errors);
+    if (walked === undefined) return { charged: requested, actual: null };
+    const charged = hidden && metered !== undefined ? Math.max(walked, metered.charged()) : walked;
+    return { charged, actual: charged };
+  }
+
+  /** The actual cost from the response, charged; undefined when it cannot be measured. */
+  #walk(
+    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
+    data: Readonly<Record<string, unknown>> | null,
+    errors: readonly { readonly path?: readonly (string | number)[] | undefined }[] | null,
+  ): number | undefined {
     const analyzer = this.#analyzer;
-    if (analyzer === undefined || requestContext.document === undefined) return { charged: requested, actual: null };
+    if (analyzer === undefined || requestContext.document === undefined) return undefined;
+    let cost: CostEstimate;
     try {
-      const cost = analyzer.actual({
+      cost = analyzer.actual({
         document: requestContext.document,
         operation: requestContext.operation,
         operationName: requestContext.request.operationName ?? null,
@@ -153,14 +177,13 @@ export class OperationPricer<TContext extends BaseContext> {
         data,
         errors,
       });
-      const actual = this.chargeOf(cost, requestContext);
-      return { charged: actual, actual };
     } catch (error) {
       requestContext.logger.warn(
         `graphql-budget: could not measure the actual cost (${error instanceof Error ? error.message : String(error)}); nothing refunded.`,
       );
-      return { charged: requested, actual: null };
+      return undefined;
     }
+    return this.chargeOf(cost, requestContext);
   }
 
   /**
@@ -193,7 +216,13 @@ export class OperationPricer<TContext extends BaseContext> {
     if (analyzer === undefined || operation === undefined || this.#gateway || this.#options.analyzer.estimators) {
       return undefined;
     }
-    return new MeteredExecution(analyzer.meter(operation.operation), (cost) => this.chargeOf(cost, requestContext));
+    const meter = analyzer.meter(operation.operation);
+    // Introspection fields are not reported to the meter, and a mutation's root fields cost at least their estimate.
+    const exact =
+      meter.exact &&
+      operation.operation === 'query' &&
+      (requestContext.document === undefined || !selectsIntrospection(requestContext.document, operation));
+    return new MeteredExecution(meter, exact, (cost) => this.chargeOf(cost, requestContext));
   }
 
   /** The schema the operations are priced against (after `load`). */

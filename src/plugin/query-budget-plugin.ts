@@ -227,18 +227,13 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     let charged: number | null = 0;
     let actual: number | null = null;
     if (executed && budget.priced && !budget.dryRun) {
-      ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested));
-      // Where an error hid work from the response, what the resolvers were seen doing counts too.
-      if (metered !== undefined && charged !== null && hidesWork(requestContext)) {
-        charged = Math.max(charged, metered.charged());
-        actual = Math.max(actual ?? 0, charged);
-      }
+      ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested, metered));
       const difference = charged === null ? 0 : budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
       if (tokensTaken && metered !== undefined) {
         // Resolvers that go on after the response (an error's null does not stop them) are charged as they finish.
         const { logger } = requestContext;
-        metered.settle(charged ?? budget.requested, (amount) => {
+        metered.settle((amount) => {
           guard.take(charge.store, limits, amount, logger).catch((error: unknown) => {
             logger.warn(`graphql-budget: could not charge work done after the response: ${faultMessage(error)}`);
           });
@@ -342,14 +337,6 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       };
     },
   };
-}
-
-/** Whether the response may hide work its resolvers did: `data` nulled, or errors (values they nulled). */
-function hidesWork(requestContext: GraphQLRequestContextWillSendResponse<BaseContext>): boolean {
-  const body = requestContext.response.body;
-  if (body.kind !== 'single') return true;
-  const { data, errors } = body.singleResult;
-  return data === null || (errors !== undefined && errors.length > 0) || (requestContext.errors?.length ?? 0) > 0;
 }
 
 /** Prices, turning a misbehaving `cost` option into a server fault. */

@@ -14,7 +14,8 @@ import { rateLimitResolvers, rateLimitTypeDefs } from '../../../src/plugin/rate-
  * negative `first` returns all but the last items), then as long as the request's behaviour says
  * (shorter, longer), and throw, return null or answer late where it says.
  */
-export const harnessTypeDefs = `${costDirectivesTypeDefs}
+export function harnessTypeDefs(variant: HarnessVariant): string {
+  return `${costDirectivesTypeDefs}
 enum Genre { FICTION SCIENCE HISTORY POETRY }
 interface Node { id: ID! }
 type Book implements Node @cost(weight: "2") {
@@ -27,14 +28,14 @@ type Book implements Node @cost(weight: "2") {
   review(id: ID!): Review!
   score(boost: Int @cost(weight: "3")): Int @cost(weight: "4")
 }
-type Author implements Node {
+type Author implements Node @cost(weight: "${VARIANT_WEIGHTS[variant].Author}") {
   id: ID!
   name: String!
   books(page: Page = { size: 2 }): [Book!]! @listSize(slicingArguments: ["page.size"])
 }
 input Page { size: Int = 3, offset: Int = 0 }
 type Review { id: ID! stars: Int! }
-type Vendor implements Node @cost(weight: "3") {
+type Vendor implements Node @cost(weight: "${VARIANT_WEIGHTS[variant].Vendor}") {
   id: ID!
   name: String!
   audit: String @cost(weight: "50")
@@ -56,6 +57,16 @@ type Mutation {
   failBook(id: ID!): Book!
 }
 ${rateLimitTypeDefs}`;
+}
+
+/**
+ * The two schemas the invariant is checked on: `Vendor` weighs 3 and `Author` 1 where `Book` weighs
+ * 2 (members of a union and of an interface that differ in weight, so the response walk prices each
+ * by its runtime type), or both 2 as well (the execution meter is then exact, and prices the
+ * responses no error touched on its own).
+ */
+export const VARIANT_WEIGHTS = { uneven: { Vendor: 3, Author: 1 }, even: { Vendor: 2, Author: 2 } } as const;
+export type HarnessVariant = keyof typeof VARIANT_WEIGHTS;
 
 /** How the resolvers behave for one request (from the `x-behaviour` header). */
 export interface Behaviour {
@@ -85,11 +96,10 @@ export const POOL = 6;
  * fields 1 unless `@cost`, leaves 0), argument weights (input objects 1, scalars 0 unless `@cost`;
  * an argument counts when it has a value after coercion, its default included).
  */
-export const TYPE_WEIGHTS: Readonly<Record<string, number>> = {
+const TYPE_WEIGHTS: Readonly<Record<string, number>> = {
   Query: 1,
   Mutation: 1,
   Book: 2,
-  Author: 1,
   Review: 1,
   Vendor: 3,
   Edge: 1,
@@ -168,11 +178,15 @@ export class Work {
     return count;
   }
 
-  /** The price of this work by the rules above (the root type once if anything ran). */
-  price(rootType: 'Query' | 'Mutation'): number {
-    let price = this.executed ? (TYPE_WEIGHTS[rootType] ?? 1) : 0;
+  /**
+   * The price of this work by the rules above: the root object once when the operation executed
+   * (it returned `data`, even with every field skipped), then each call and each value returned.
+   */
+  price(rootType: 'Query' | 'Mutation', executed: boolean, variant: HarnessVariant): number {
+    const weights: Readonly<Record<string, number>> = { ...TYPE_WEIGHTS, ...VARIANT_WEIGHTS[variant] };
+    let price = executed || this.executed ? (weights[rootType] ?? 1) : 0;
     for (const [coordinate, calls] of this.calls) price += calls * fieldWeight(coordinate);
-    for (const [type, count] of this.returned) price += count * (TYPE_WEIGHTS[type] ?? 0);
+    for (const [type, count] of this.returned) price += count * (weights[type] ?? 0);
     return price + this.argumentWeights;
   }
 }
@@ -245,6 +259,7 @@ function instrumented(coordinate: string, objectType: string | undefined, resolv
     work.executed = true;
     const calls = (work.calls.get(coordinate) ?? 0) + 1;
     work.calls.set(coordinate, calls);
+    work.argumentWeights += argumentWeight(coordinate, args);
     const answer = (): unknown => {
       if (behaviour.throwAt.includes(coordinate) && calls % behaviour.throwEvery === 0) {
         throw new GraphQLError(`${coordinate} failed (behaviour).`, { extensions: { code: 'HARNESS_FAILURE' } });
@@ -256,6 +271,16 @@ function instrumented(coordinate: string, objectType: string | undefined, resolv
     if (!behaviour.late) return answer();
     return work.track(new Promise((resolve) => setImmediate(resolve)).then(answer));
   };
+}
+
+/**
+ * What a call's arguments weigh: `Book.score(boost:)` 3 whenever it has a value (an explicit null
+ * included), `Author.books(page:)` 1 as an input object (it always has one: its default).
+ */
+function argumentWeight(coordinate: string, args: Record<string, unknown>): number {
+  if (coordinate === 'Book.score') return Object.hasOwn(args, 'boost') ? 3 : 0;
+  if (coordinate === 'Author.books') return Object.hasOwn(args, 'page') ? 1 : 0;
+  return 0;
 }
 
 function slice(work: Work, coordinate: string, value: unknown): number {
@@ -283,10 +308,7 @@ const bookFields = {
       throw new GraphQLError(`No review ${String(args.id)}.`, { extensions: { code: 'NOT_FOUND' } });
     return { id: 'r1', stars: 4 };
   },
-  score: (_: Book, args: Record<string, unknown>, { work }: HarnessContext) => {
-    if (Object.hasOwn(args, 'boost')) work.argumentWeights += 3;
-    return 7;
-  },
+  score: () => 7,
 };
 
 function bookById(id: unknown): Book | undefined {
@@ -313,7 +335,6 @@ export function harnessResolvers(): Record<string, unknown> {
         id: (author) => (author as { id: string }).id,
         name: (author) => (author as { name: string }).name,
         books: (_, args, { work, behaviour }) => {
-          work.argumentWeights += 1; // the Page input object (its default included)
           const page = args.page as { size?: number | null } | null;
           return sliced(BOOKS, slice(work, 'Author.books', page?.size), behaviour);
         },

@@ -5,7 +5,15 @@ import type { BucketPolicy, BucketStore } from '../../../src/bucket/types.js';
 import type { QueryBudgetOptions } from '../../../src/plugin/options.js';
 import { queryBudgetPlugin } from '../../../src/plugin/query-budget-plugin.js';
 import type { GeneratedRequest } from './arbitraries.js';
-import { CALM, harnessResolvers, harnessTypeDefs, Work, type Behaviour, type HarnessContext } from './library.js';
+import {
+  CALM,
+  harnessResolvers,
+  harnessTypeDefs,
+  Work,
+  type Behaviour,
+  type HarnessContext,
+  type HarnessVariant,
+} from './library.js';
 
 type ApolloServerOptionsResolvers = Extract<
   ApolloServerOptions<HarnessContext & { caller: string }>,
@@ -40,11 +48,14 @@ export type HarnessPluginOptions = Omit<QueryBudgetOptions<HarnessContext & { ca
  * its caller (`x-test-user`) and its resolver behaviour (`x-behaviour`); the context carries a
  * fresh `Work` record, handed back with the reply.
  */
-export async function startHarnessServer(options: HarnessPluginOptions = {}): Promise<HarnessServer> {
+export async function startHarnessServer(
+  variant: HarnessVariant,
+  options: HarnessPluginOptions = {},
+): Promise<HarnessServer> {
   const store: BucketStore = options.store ?? new MemoryBucketStore();
   const works = new Map<string, Work>();
   const server = new ApolloServer<HarnessContext & { caller: string }>({
-    typeDefs: harnessTypeDefs,
+    typeDefs: harnessTypeDefs(variant),
     resolvers: harnessResolvers() as ApolloServerOptionsResolvers,
     includeStacktraceInErrorResponses: false,
     logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
