@@ -64,10 +64,10 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * `costDirectiveNames`).
  *
  * @throws {CostSchemaError} listing every `@cost` weight that is not a number, every `@listSize`
- * that names a missing or non-Int slicing argument or a sized field that is not a list field below
- * the return type, every repeated `@listSize` the schema does not define repeatable, every cost
- * directive a `@link` names that the schema does not define as the spec does, and every type of
- * `schema` that `annotated` lacks.
+ * that names a missing slicing argument (or one neither Int nor a list) or a sized field that is
+ * not a list field below the return type, every repeated `@listSize` the schema does not define
+ * repeatable, every cost directive a `@link` names that the schema does not define as the spec
+ * does, and every type of `schema` that `annotated` lacks.
  */
 export class CostTable {
   readonly schema: GraphQLSchema;

@@ -175,8 +175,9 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
 
 /**
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
- * `null` suppresses a default; negative values count as 0; a list, which only `_entities`'
- * representations can be, counts its length), else `assumedSize`, else undefined. A path such as
+ * `null` suppresses a default; negative values count as 0; a list-typed slicing argument, such as
+ * `ids: [ID!]!` or `_entities`' representations, counts its length), else `assumedSize`, else
+ * undefined. A path such as
  * `input.pagination.first` reads the coerced argument, so input-field defaults apply as the
  * resolver will see them.
  *
