@@ -1,12 +1,15 @@
 import { GraphQLError, isSchema } from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { ActualCoster } from './actual.js';
+import { ApolloActualCoster } from './apollo-actual.js';
+import { ApolloEstimator } from './apollo-estimate.js';
+import { ApolloSelections } from './apollo-selections.js';
 import { assertComplexityAvailable, complexityEstimate } from './complexity-bridge.js';
 import { CostTable } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
 import { FieldCollector } from './field-collector.js';
-import { operationIndex, resolveOperation } from './operation.js';
+import { operationIndex, resolveOperation, type ResolvedOperation } from './operation.js';
 import { supergraphCostTable } from './supergraph.js';
 import type {
   ActualRequest,
@@ -14,13 +17,15 @@ import type {
   CostAnalyzer,
   CostAnalyzerOptions,
   CostEstimate,
+  CostModel,
   EstimateCostOptions,
   EstimateRequest,
 } from './types.js';
 
-export type { CostAnalyzer, CostAnalyzerOptions } from './types.js';
+export type { CostAnalyzer, CostAnalyzerOptions, CostModel } from './types.js';
 
 interface Settings {
+  readonly costModel: CostModel;
   readonly supergraphSdl: string | undefined;
   readonly defaultListSize: number;
   readonly maxNodes: number;
@@ -29,28 +34,43 @@ interface Settings {
 }
 
 const defaults = {
+  costModel: 'ibm',
   defaultListSize: 10,
   maxNodes: 10_000,
   introspectionIsFree: false,
 } as const;
 
-const tables = new WeakMap<GraphQLSchema, CostTable>();
+const tables = new WeakMap<GraphQLSchema, Map<CostModel, CostTable>>();
 
 /** Actual-cost walkers kept per document (one per operation name and variables seen). */
 const MAX_COSTERS_PER_DOCUMENT = 16;
 /** Variables serialized to more characters than this get a fresh walker on every call. */
 const MAX_COSTER_KEY_LENGTH = 2048;
 
-/** Document → (operation name and variables → its walker); a document that is dropped takes its walkers along. */
-type CosterCache = WeakMap<DocumentNode, Map<string, ActualCoster>>;
+/** What prices the responses of one request (the IBM model's walker or Apollo Router's). */
+interface ResponseCoster {
+  cost(data: ActualRequest['data'], errors: ActualRequest['errors']): CostEstimate;
+}
 
-/** The schema's cost table (with a supergraph's weights when given one), read once per schema object. */
-function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): CostTable {
-  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl);
-  let table = tables.get(schema);
+/** Document → (operation name and variables → its walker); a document that is dropped takes its walkers along. */
+type CosterCache = WeakMap<DocumentNode, Map<string, ResponseCoster>>;
+
+/**
+ * The schema's cost table for a cost model (with a supergraph's weights when given one), read once
+ * per schema object and model.
+ */
+function costTableOf(schema: GraphQLSchema, settings: Settings): CostTable {
+  const { supergraphSdl, costModel } = settings;
+  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl, costModel);
+  let byModel = tables.get(schema);
+  if (byModel === undefined) {
+    byModel = new Map();
+    tables.set(schema, byModel);
+  }
+  let table = byModel.get(costModel);
   if (table === undefined) {
-    table = new CostTable(schema);
-    tables.set(schema, table);
+    table = new CostTable(schema, schema, costModel);
+    byModel.set(costModel, table);
   }
   return table;
 }
@@ -65,7 +85,7 @@ function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): 
 export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): CostAnalyzer {
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'createCostAnalyzer');
-  const table = costTableOf(schema, settings.supergraphSdl);
+  const table = costTableOf(schema, settings);
   const costers: CosterCache = new WeakMap();
   return {
     schema,
@@ -75,13 +95,14 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
 }
 
 /**
- * The static IBM estimate of one operation: `createCostAnalyzer(schema, options).estimate(options)`
- * with the schema's cost table cached per schema object.
+ * The static estimate of one operation (under the `costModel` chosen):
+ * `createCostAnalyzer(schema, options).estimate(options)` with the schema's cost table cached per
+ * schema object and cost model.
  */
 export function estimateCost(options: EstimateCostOptions): CostEstimate {
   if (!isSchema(options?.schema)) throw new TypeError('estimateCost: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'estimateCost');
-  return estimateWith(costTableOf(options.schema, settings.supergraphSdl), settings, options);
+  return estimateWith(costTableOf(options.schema, settings), settings, options);
 }
 
 /**
@@ -107,9 +128,17 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
       );
       return request.breakdown === true ? { ...estimate, fields: [] } : estimate;
     }
+    if (settings.costModel === 'apollo') {
+      return apolloEstimator(table, settings, operation).estimate(request.breakdown === true);
+    }
     const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
     return new StaticEstimator(table, operation, collector, settings).estimate(request.breakdown === true);
   });
+}
+
+function apolloEstimator(table: CostTable, settings: Settings, operation: ResolvedOperation): ApolloEstimator {
+  const selections = new ApolloSelections(table.schema, operation.fragments, settings.maxNodes);
+  return new ApolloEstimator(table, operation, selections, settings);
 }
 
 function actualWith(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): CostEstimate {
@@ -124,14 +153,24 @@ function actualWith(table: CostTable, settings: Settings, costers: CosterCache, 
  * collecting and pricing again. The operation is named by `operationName`, or by its position in the
  * document when it is given.
  */
-function costerOf(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): ActualCoster {
+function costerOf(table: CostTable, settings: Settings, costers: CosterCache, request: ActualRequest): ResponseCoster {
   const key = costerKey(operationSelector(request), request.variables);
   let forDocument = costers.get(request.document);
   const cached = key === undefined ? undefined : forDocument?.get(key);
   if (cached !== undefined) return cached;
   const operation = resolveOperation(table.schema, request);
-  const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
-  const coster = new ActualCoster(table, operation, collector, settings);
+  let coster: ResponseCoster;
+  if (settings.costModel === 'apollo') {
+    const selections = new ApolloSelections(table.schema, operation.fragments, settings.maxNodes);
+    coster = new ApolloActualCoster(operation, selections, new ApolloEstimator(table, operation, selections, settings));
+  } else {
+    coster = new ActualCoster(
+      table,
+      operation,
+      new FieldCollector(table.schema, operation, settings.maxNodes),
+      settings,
+    );
+  }
   if (key === undefined) return coster;
   if (forDocument === undefined) {
     forDocument = new Map();
@@ -208,6 +247,10 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`${owner}: options must be an object.`);
   }
+  const costModel = options.costModel ?? defaults.costModel;
+  if (costModel !== 'ibm' && costModel !== 'apollo') {
+    throw new RangeError(`${owner}: \`costModel\` must be 'ibm' or 'apollo'; got ${String(costModel)}.`);
+  }
   const defaultListSize = options.defaultListSize ?? defaults.defaultListSize;
   if (typeof defaultListSize !== 'number' || Number.isNaN(defaultListSize) || defaultListSize < 0) {
     throw new RangeError(
@@ -234,6 +277,11 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
     if (estimators.length === 0) {
       throw new RangeError(`${owner}: \`estimators\` must hold at least one estimator.`);
     }
+    if (costModel !== 'ibm') {
+      throw new RangeError(
+        `${owner}: \`estimators\` replace the cost directives, so they cannot be combined with \`costModel: '${costModel}'\`.`,
+      );
+    }
     assertComplexityAvailable(owner);
   }
   const supergraphSdl = options.supergraphSdl;
@@ -242,5 +290,5 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
       `${owner}: \`supergraphSdl\` must be a string (a supergraph's SDL); got ${typeof supergraphSdl}.`,
     );
   }
-  return { supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, estimators };
+  return { costModel, supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, estimators };
 }

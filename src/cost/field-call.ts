@@ -9,6 +9,7 @@ import {
 import type {
   FieldNode,
   GraphQLArgument,
+  GraphQLCompositeType,
   GraphQLField,
   GraphQLInputField,
   GraphQLInputType,
@@ -177,9 +178,10 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
  * `null` suppresses a default; negative values count as 0; a list-typed slicing argument, such as
  * `ids: [ID!]!` or `_entities`' representations, counts its length), else `assumedSize`, else
- * undefined. A path such as
- * `input.pagination.first` reads the coerced argument, so input-field defaults apply as the
- * resolver will see them.
+ * undefined. A path such as `input.pagination.first` reads the argument values given: the coerced
+ * ones in the IBM model, so input-field defaults apply as the resolver will see them; those written
+ * in the operation in the `'apollo'` model (see `writtenArguments`). Both models size a list here,
+ * from each slicing argument's value.
  *
  * With `requireOneSlicingArgument` (true unless the schema says false) exactly one slicing argument
  * must have a non-null value after coercion: a literal, a variable, an operation default or a schema
@@ -188,10 +190,10 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
  * validation and Apollo Router's demand control do: a client that omits `first` would otherwise be
  * priced at `assumedSize` or `defaultListSize` for a resolver that may return everything.
  */
-function expectedListSize(
+export function expectedListSize(
   rule: ListSizeRule,
   args: Readonly<Record<string, unknown>>,
-  parent: GraphQLObjectType,
+  parent: GraphQLCompositeType,
   definition: AnyField,
   node: FieldNode,
 ): number | undefined {

@@ -43,8 +43,37 @@ export interface ComplexityEstimatorArgs {
 // biome-ignore lint/suspicious/noConfusingVoidType: the same type as graphql-query-complexity's, so its estimators fit.
 export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number | void;
 
+/**
+ * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, or Apollo
+ * Router's demand-control formula (see {@link CostAnalyzerOptions.costModel}).
+ */
+export type CostModel = 'ibm' | 'apollo';
+
 /** Options of {@link createCostAnalyzer}. */
 export interface CostAnalyzerOptions {
+  /**
+   * Which formula prices an operation from the same directives.
+   *
+   * - `'ibm'`: the IBM "GraphQL Cost Directives" spec's static analysis (the root object and every
+   *   composite field count, fields are merged as execution merges them, an interface or union is
+   *   priced at its costliest member). Use it for a plain schema, or beside IBM API Connect, Hot
+   *   Chocolate or Hive.
+   * - `'apollo'`: Apollo Router's demand control, so that a number means the same here as in a
+   *   router in front of this server: `typeCost + fieldCost` is the router's estimated cost (with
+   *   `defaultListSize` as its `list_size`) and `actual()` its actual cost of the response, except
+   *   where a refund guarantee of {@link ActualRequest} charges more. The root object weighs 0; a
+   *   field costs `size × (weight + its selection) + its arguments`, where the weight is the
+   *   field's own `@cost`, else its named type's `@cost`, else 1 for an object, interface or union
+   *   and 0 for a leaf; selections are summed as written (no merging, every fragment counted); a
+   *   mutation costs 10 more; a supergraph field with `@join__field(requires:)` also pays for the
+   *   required selection. The split: `typeCost` holds the returned types' weights (a type's
+   *   `@cost` or the default) times their counts, `fieldCost` the fields' own `@cost` weights
+   *   times their counts, the argument weights and the mutation's 10.
+   *
+   * See docs/cost-model.md ("Two cost models") for the rules side by side and a worked example.
+   * @default 'ibm'
+   */
+  costModel?: CostModel;
   /**
    * The supergraph SDL of an Apollo Gateway (what Apollo Server passes `schemaDidLoadOrUpdate` as
    * `coreSupergraphSdl`), whose `@cost` / `@listSize` then apply to `schema` by schema coordinate.
