@@ -139,7 +139,8 @@ export interface EstimateRequest extends CostRequest {
 
 /**
  * Request of {@link CostAnalyzer.actual}: the executed operation and its response. The actual cost
- * charges the work that was done, so a response's errors count:
+ * charges the work that was done, so a response's errors count, under both cost models (the
+ * `'apollo'` model charges here more than Apollo Router's actual cost, which reads no errors):
  *
  * - `data` undefined (nothing was executed): 0.
  * - `data` null (an error nulled the root): the whole estimate.
@@ -147,7 +148,8 @@ export interface EstimateRequest extends CostRequest {
  *   error nulled) costs what `estimate()` prices that field at that place; a null list item on
  *   such a path costs one item of the estimate. A null no error path reaches is a legitimate null:
  *   its field pays its call cost only.
- * - Mutations: every root field present in `data` ran, and costs its estimate whatever it returned.
+ * - Mutations: every root field present in `data` ran, and costs its estimate whatever it returned
+ *   (plus, under `'apollo'`, the mutation's base 10).
  */
 export interface ActualRequest extends CostRequest {
   /** The response's `data`: null when an error nulled the root, undefined when nothing was executed. */
@@ -163,7 +165,7 @@ export interface ActualRequest extends CostRequest {
 export interface CostAnalyzer {
   readonly schema: GraphQLSchema;
   /**
-   * The static IBM estimate of one operation.
+   * The static estimate of one operation, by the analyzer's `costModel`.
    * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables; and
    * `COST_QUERY_PARSE_FAILURE` when a field whose `@listSize` requires one slicing argument
    * (`requireOneSlicingArgument`, true by default) gets a value for none or for several.
@@ -171,8 +173,9 @@ export interface CostAnalyzer {
    */
   estimate(request: EstimateRequest): CostEstimate;
   /**
-   * What the response actually cost: the same rules applied to the returned `data`, with real list
-   * lengths and only non-null objects counted, except for the work an error hid: `data: null`
+   * What the response actually cost: the same rules applied to the returned `data` (under
+   * `'apollo'`, Apollo Router's actual-cost walk), with real list lengths and only non-null objects
+   * counted, except for the work an error hid: `data: null`
    * costs the whole estimate, a value an error nulled (a null on one of `errors`' paths) costs its
    * estimate at that place, and a mutation's root fields cost their estimate (see
    * {@link ActualRequest}). Never more than `estimate` when every list respects its estimated size.
