@@ -27,7 +27,9 @@ type ResponseObject = Readonly<Record<string, unknown>>;
  *   weighted scalar one weight per value). The root object weighs 0; `@join__field(requires:)`
  *   selections are not counted (the router counts them in the estimate only).
  * - Every fragment is walked whatever its type condition, as in the estimate, so an object counts
- *   the fields of every fragment whose fields it has.
+ *   the fields of every fragment whose fields it has. The fields of a selection are gathered once
+ *   (`ApolloSelections`, which counts that work against `maxNodes`), so the walk is linear in the
+ *   response; the response itself bounds it, as in the IBM model.
  *
  * Where graphql-budget charges more than the router, to keep the refund guarantees of
  * `ActualRequest` (the router reads none of the response's errors):
@@ -92,7 +94,6 @@ export class ApolloActualCoster {
     for (const field of this.#selections.fieldsOf(selectionSet, parent)) {
       const responseKey = field.node.alias?.value ?? field.node.name.value;
       if (!Object.hasOwn(object, responseKey)) continue;
-      this.#selections.tick();
       const cost = this.#fieldCost(field, object[responseKey], scope, errors?.get(responseKey));
       typeCost += scale(field.times, cost.typeCost);
       fieldCost += scale(field.times, cost.fieldCost);

@@ -118,6 +118,24 @@ describe("costModel 'apollo': actual cost of a response", () => {
     });
   });
 
+  it('measures a long response whatever maxNodes is (the response bounds that walk, not the document)', () => {
+    const books = Array.from({ length: 20_000 }, (_, index) => ({ title: String(index) }));
+    // 20,000 × Book 1, beyond maxNodes (10,000), which caps the work on the document only.
+    expect(actual('{ books(first: 20000) { title } }', { books })).toEqual({ typeCost: 20_000, fieldCost: 0 });
+  });
+
+  it('walks a fragment fan-out in work linear in the document', () => {
+    const fragments = ['fragment F0 on Query { costly }'];
+    for (let level = 1; level <= 20; level++) {
+      fragments.push(`fragment F${level} on Query { ...F${level - 1} ...F${level - 1} }`);
+    }
+    // costly met 2²⁰ times, 10 each, without 2²⁰ steps of work.
+    expect(actual(`${fragments.join('\n')} { ...F20 }`, { costly: 1 })).toEqual({
+      typeCost: 0,
+      fieldCost: 2 ** 20 * 10,
+    });
+  });
+
   it('prices each response of the same request on its own', () => {
     const query = '{ books(first: 3) { title } }';
     expect(actual(query, { books: [{ title: 'a' }] })).toEqual({ typeCost: 1, fieldCost: 0 });
