@@ -294,10 +294,13 @@ export class ApolloEstimator {
 
 /**
  * A total as reported: as `reported` does, and a total below 0 (only negative `@cost` weights can
- * make one) as 0, since a charge is never negative. A negative part with a total ≥ 0 is kept.
+ * make one) as 0, since a charge is never negative. A negative part with a total ≥ 0 is kept. A
+ * total that is no number (an infinite weight sum against an infinite discount) is too expensive.
  */
 export function reportedTotal(cost: Cost): CostEstimate {
-  if (!(cost.typeCost + cost.fieldCost >= 0)) return { typeCost: 0, fieldCost: 0 };
+  const total = cost.typeCost + cost.fieldCost;
+  if (Number.isNaN(total)) return { typeCost: Number.POSITIVE_INFINITY, fieldCost: 0 };
+  if (total < 0) return { typeCost: 0, fieldCost: 0 };
   return { typeCost: reported(cost.typeCost), fieldCost: reported(cost.fieldCost) };
 }
 

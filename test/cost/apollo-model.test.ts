@@ -81,6 +81,19 @@ describe("costModel 'apollo': weights", () => {
     // discounted alone: -15, which the router would report; a charge is never negative.
     expectCost('{ discounted(coupon: true) { title } }').toEqual({ typeCost: 0, fieldCost: 0 });
   });
+
+  it('a total that overflows both ways (infinite weights against an infinite discount) is too expensive', () => {
+    const { estimate: deep } = costSchema(
+      `
+        type Query { nodes: [Node] @listSize(assumedSize: 2147483647) }
+        type Node { children: [Node] @listSize(assumedSize: 2147483647), penalty: Int @cost(weight: "-1") }
+      `,
+      { costModel: 'apollo' },
+    );
+    // 40 levels of (2³¹−1) Nodes: the Nodes' weights sum to +Infinity, the penalties to -Infinity.
+    const query = `{ nodes { ${'children { '.repeat(39)}penalty${' }'.repeat(39)} } }`;
+    expect(deep(query)).toEqual({ typeCost: Number.POSITIVE_INFINITY, fieldCost: 0 });
+  });
 });
 
 describe("costModel 'apollo': arguments", () => {
