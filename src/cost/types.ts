@@ -17,13 +17,25 @@ export interface CostEstimate {
   fields?: FieldCostBreakdown[];
 }
 
-/** One entry of the per-field breakdown. */
+/**
+ * One entry of the per-field breakdown. Under `'apollo'`, the sum over the entries of
+ * `multiplier × (typeCost + fieldCost)` is the estimate (but for a mutation's 10, which belongs to
+ * no field).
+ */
 export interface FieldCostBreakdown {
   /** Response path with list positions elided, e.g. `books.edges.node.title`. */
   path: string;
-  /** The field's own call cost: its weight plus its argument weights, clamped at 0. */
+  /**
+   * The field's own call cost: its weight plus its argument weights, clamped at 0. Under
+   * `'apollo'`: its own `@cost` times its list size, plus its argument weights and its
+   * `@join__field(requires:)` selection's fieldCost.
+   */
   fieldCost: number;
-  /** Weight of the field's return type times the field's own list size (per enclosing instance). */
+  /**
+   * Weight of the field's return type times the field's own list size (per enclosing instance).
+   * Under `'apollo'` the same, unless the field has its own `@cost` (then 0), plus its
+   * `@join__field(requires:)` selection's typeCost.
+   */
   typeCost: number;
   /** How many times this field is counted (product of the enclosing list sizes). */
   multiplier: number;
