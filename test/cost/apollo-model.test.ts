@@ -192,6 +192,18 @@ describe("costModel 'apollo': @join__field(requires:)", () => {
     supergraph.expectCost('{ ships { fee } }').toEqual({ typeCost: 4, fieldCost: 14 });
   });
 
+  it('folds the required selection into the field’s breakdown entry', () => {
+    const result = supergraph.analyzer.estimate({
+      document: supergraph.documentOf('{ ships { fee } }'),
+      breakdown: true,
+    });
+    // ships: 2 Ships (typeCost 2); fee, twice: own 3 and the requirement (Owner 1, rating 4).
+    expect(result.fields).toEqual([
+      { path: 'ships', typeCost: 2, fieldCost: 0, multiplier: 1 },
+      { path: 'ships.fee', typeCost: 1, fieldCost: 7, multiplier: 2 },
+    ]);
+  });
+
   it("reads only the field's first @join__field, as the router does", () => {
     // tax's first @join__field has no requires: ships 2 × (Ship 1 + tax 0) = 2.
     supergraph.expectCost('{ ships { tax } }').toEqual({ typeCost: 2, fieldCost: 0 });
@@ -221,6 +233,23 @@ describe("costModel 'apollo': breakdown, work and options", () => {
       { path: 'books.reviews', typeCost: 3, fieldCost: 0, multiplier: 2 },
       { path: 'books.reviews.stars', typeCost: 0, fieldCost: 2, multiplier: 6 },
     ]);
+  });
+
+  it('the breakdown adds up to the estimate, duplicates, fragments and arguments included', () => {
+    const queries = [
+      '{ media { ... on Video { length } ... on Audio { codec } } costly costly }',
+      'fragment F on Query { prices } { ...F ...F lists(first: 4) { page { title } results { page { title } } } }',
+      '{ search(filters: [{ max: 1 }, { heavy: "x" }], ids: ["a", "b"]) grid(first: 3) { rows { cells { v } } } }',
+      '{ discounted(coupon: true) { title } prices costly matrix { author { name } } }',
+    ];
+    for (const query of queries) {
+      const result = apollo.analyzer.estimate({ document: apollo.documentOf(query), breakdown: true });
+      const sum = (result.fields ?? []).reduce(
+        (total, entry) => total + entry.multiplier * (entry.typeCost + entry.fieldCost),
+        0,
+      );
+      expect(sum, query).toBe(result.typeCost + result.fieldCost);
+    }
   });
 
   it('prices a fragment fan-out in work linear in the document', () => {
