@@ -135,6 +135,29 @@ describe("costModel 'apollo': list sizes", () => {
     expectCost('{ byIds(ids: ["a", "b", "c"]) { title } }').toEqual({ typeCost: 3, fieldCost: 0 });
   });
 
+  it('reads a slicing path as written: an input-field default does not size the list, the argument default does', () => {
+    const sdl = `
+      type Query {
+        search(input: Search = { pagination: { first: 3 } }): [Item]
+          @listSize(slicingArguments: ["input.pagination.first"], assumedSize: 7, requireOneSlicingArgument: false)
+      }
+      input Search { pagination: Pagination = {}, query: String }
+      input Pagination { first: Int = 10 }
+      type Item { id: ID }
+    `;
+    const query = '{ search(input: { query: "lamp" }) { id } }';
+    // As written, input.pagination.first is absent: assumedSize 7 × Item 1, and the Search input
+    // object written weighs 1. IBM reads the coerced { pagination: { first: 10 } }: Query 1 + 10
+    // Items, the search call 1 + Search 1 + the pagination default, an input object, 1.
+    expect(costSchema(sdl, { costModel: 'apollo' }).estimate(query)).toEqual({ typeCost: 7, fieldCost: 1 });
+    expect(costSchema(sdl).estimate(query)).toEqual({ typeCost: 11, fieldCost: 3 });
+    // Without the argument, its schema default is read as written: first 3.
+    expect(costSchema(sdl, { costModel: 'apollo' }).estimate('{ search { id } }')).toEqual({
+      typeCost: 3,
+      fieldCost: 0,
+    });
+  });
+
   it('a negative slicing value counts as 0', () => {
     // books(first: -5): the router on its dev branch multiplies by -5; here 0 × (Book 1) = 0.
     expectCost('{ books(first: -5) { title } }').toEqual({ typeCost: 0, fieldCost: 0 });
