@@ -25,6 +25,7 @@ export type {
   CostAnalyzer,
   CostAnalyzerOptions,
   CostEstimate,
+  CostModel,
   CostRequest,
   EstimateCostOptions,
   EstimateRequest,

@@ -1,13 +1,16 @@
 import { GraphQLError, isSchema, type OperationTypeNode } from 'graphql';
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { ActualCoster } from './actual.js';
+import { ApolloActualCoster } from './apollo-actual.js';
+import { ApolloEstimator } from './apollo-estimate.js';
+import { ApolloSelections } from './apollo-selections.js';
 import { assertComplexityAvailable, complexityEstimate } from './complexity-bridge.js';
 import { CostTable } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
 import { ExecutionMeter, MeterRules } from './execution-meter.js';
 import { FieldCollector } from './field-collector.js';
-import { resolveOperation } from './operation.js';
+import { resolveOperation, type ResolvedOperation } from './operation.js';
 import { supergraphCostTable } from './supergraph.js';
 import type {
   ActualRequest,
@@ -15,13 +18,15 @@ import type {
   CostAnalyzer,
   CostAnalyzerOptions,
   CostEstimate,
+  CostModel,
   EstimateCostOptions,
   EstimateRequest,
 } from './types.js';
 
-export type { CostAnalyzer, CostAnalyzerOptions } from './types.js';
+export type { CostAnalyzer, CostAnalyzerOptions, CostModel } from './types.js';
 
 interface Settings {
+  readonly costModel: CostModel;
   readonly supergraphSdl: string | undefined;
   readonly defaultListSize: number;
   readonly maxNodes: number;
@@ -31,21 +36,39 @@ interface Settings {
 }
 
 const defaults = {
+  costModel: 'ibm',
   defaultListSize: 10,
   maxNodes: 10_000,
   introspectionIsFree: false,
   maxListSize: Number.POSITIVE_INFINITY,
 } as const;
 
-const tables = new WeakMap<GraphQLSchema, CostTable>();
+const tables = new WeakMap<GraphQLSchema, Map<CostModel, CostTable>>();
 
-/** The schema's cost table (with a supergraph's weights when given one), read once per schema object. */
-export function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undefined): CostTable {
-  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl);
-  let table = tables.get(schema);
+/** What prices the responses of one request (the IBM model's walker or Apollo Router's). */
+interface ResponseCoster {
+  cost(data: ActualRequest['data'], errors: ActualRequest['errors']): CostEstimate;
+}
+
+/**
+ * The schema's cost table for a cost model (with a supergraph's weights when given one), read once
+ * per schema object and model.
+ */
+export function costTableOf(
+  schema: GraphQLSchema,
+  supergraphSdl: string | undefined,
+  costModel: CostModel = defaults.costModel,
+): CostTable {
+  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl, costModel);
+  let byModel = tables.get(schema);
+  if (byModel === undefined) {
+    byModel = new Map();
+    tables.set(schema, byModel);
+  }
+  let table = byModel.get(costModel);
   if (table === undefined) {
-    table = new CostTable(schema);
-    tables.set(schema, table);
+    table = new CostTable(schema, schema, costModel);
+    byModel.set(costModel, table);
   }
   return table;
 }
@@ -60,7 +83,7 @@ export function costTableOf(schema: GraphQLSchema, supergraphSdl: string | undef
 export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): CostAnalyzer {
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'createCostAnalyzer');
-  const table = costTableOf(schema, settings.supergraphSdl);
+  const table = costTableOf(schema, settings.supergraphSdl, settings.costModel);
   let rules: MeterRules | undefined;
   return {
     schema,
@@ -76,13 +99,14 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
 }
 
 /**
- * The static IBM estimate of one operation: `createCostAnalyzer(schema, options).estimate(options)`
- * with the schema's cost table cached per schema object.
+ * The static estimate of one operation (under the `costModel` chosen):
+ * `createCostAnalyzer(schema, options).estimate(options)` with the schema's cost table cached per
+ * schema object and cost model.
  */
 export function estimateCost(options: EstimateCostOptions): CostEstimate {
   if (!isSchema(options?.schema)) throw new TypeError('estimateCost: `schema` must be a GraphQLSchema.');
   const settings = readSettings(options, 'estimateCost');
-  return estimateWith(costTableOf(options.schema, settings.supergraphSdl), settings, options);
+  return estimateWith(costTableOf(options.schema, settings.supergraphSdl, settings.costModel), settings, options);
 }
 
 /**
@@ -108,9 +132,17 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
       );
       return request.breakdown === true ? { ...estimate, fields: [] } : estimate;
     }
+    if (settings.costModel === 'apollo') {
+      return apolloEstimator(table, settings, operation).estimate(request.breakdown === true);
+    }
     const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
     return new StaticEstimator(table, operation, collector, settings).estimate(request.breakdown === true);
   });
+}
+
+function apolloEstimator(table: CostTable, settings: Settings, operation: ResolvedOperation): ApolloEstimator {
+  const selections = new ApolloSelections(table.schema, operation.fragments, settings.maxNodes);
+  return new ApolloEstimator(table, operation, selections, settings);
 }
 
 /**
@@ -120,11 +152,16 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
  */
 function actualWith(table: CostTable, settings: Settings, request: ActualRequest): CostEstimate {
   if (settings.estimators !== undefined) return estimateWith(table, settings, { ...request, breakdown: false });
-  return guarded(() => {
-    const operation = resolveOperation(table.schema, request);
-    const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
-    return new ActualCoster(table, operation, collector, settings).cost(request.data, request.errors);
-  });
+  return guarded(() => costerOf(table, settings, request).cost(request.data, request.errors));
+}
+
+function costerOf(table: CostTable, settings: Settings, request: ActualRequest): ResponseCoster {
+  const operation = resolveOperation(table.schema, request);
+  if (settings.costModel === 'apollo') {
+    const selections = new ApolloSelections(table.schema, operation.fragments, settings.maxNodes);
+    return new ApolloActualCoster(operation, selections, new ApolloEstimator(table, operation, selections, settings));
+  }
+  return new ActualCoster(table, operation, new FieldCollector(table.schema, operation, settings.maxNodes), settings);
 }
 
 /** Turns the two ways graphql-js can still fail on hostile input into clear request errors. */
@@ -146,6 +183,10 @@ function guarded(compute: () => CostEstimate): CostEstimate {
 function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`${owner}: options must be an object.`);
+  }
+  const costModel = options.costModel ?? defaults.costModel;
+  if (costModel !== 'ibm' && costModel !== 'apollo') {
+    throw new RangeError(`${owner}: \`costModel\` must be 'ibm' or 'apollo'; got ${String(costModel)}.`);
   }
   const defaultListSize = options.defaultListSize ?? defaults.defaultListSize;
   if (typeof defaultListSize !== 'number' || Number.isNaN(defaultListSize) || defaultListSize < 0) {
@@ -179,6 +220,11 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
     if (estimators.length === 0) {
       throw new RangeError(`${owner}: \`estimators\` must hold at least one estimator.`);
     }
+    if (costModel !== 'ibm') {
+      throw new RangeError(
+        `${owner}: \`estimators\` replace the cost directives, so they cannot be combined with \`costModel: '${costModel}'\`.`,
+      );
+    }
     assertComplexityAvailable(owner);
   }
   const supergraphSdl = options.supergraphSdl;
@@ -187,5 +233,5 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
       `${owner}: \`supergraphSdl\` must be a string (a supergraph's SDL); got ${typeof supergraphSdl}.`,
     );
   }
-  return { supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, maxListSize, estimators };
+  return { costModel, supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, maxListSize, estimators };
 }

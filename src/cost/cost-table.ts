@@ -22,10 +22,13 @@ import type {
   GraphQLNamedType,
   GraphQLObjectType,
   GraphQLSchema,
+  SelectionSetNode,
 } from 'graphql';
 import { CostDirectiveReader, type DirectiveHolder } from './directive-reader.js';
 import { CostSchemaError } from './errors.js';
 import { entitiesRule, type ListSizeRule } from './list-size-rule.js';
+import { requiredSelection } from './required-selection.js';
+import type { CostModel } from './types.js';
 
 export type { ListSizeRule } from './list-size-rule.js';
 
@@ -35,6 +38,10 @@ export interface FieldCostRule {
   readonly weight: number;
   /** The field's `@listSize` rules: none, one, or several where the directive is repeatable. */
   readonly listSizes: readonly ListSizeRule[];
+  /** The field's own `@cost`, not one inherited from an interface field; undefined without one. */
+  readonly ownWeight: number | undefined;
+  /** The field's own `@listSize` rules (or `_entities`' rule), not those inherited from an interface field. */
+  readonly ownListSizes: readonly ListSizeRule[];
   /** The named type the field returns. */
   readonly namedType: GraphQLNamedType;
   /** How many list levels wrap the named type: 0 for `T`, 1 for `[T!]!`, 2 for `[[T]]`. */
@@ -63,24 +70,37 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * carries no directives. Their names are resolved through `annotated`'s `@link`s (see
  * `costDirectiveNames`).
  *
+ * Under the `'apollo'` cost model the table also keeps what Apollo Router reads: each field's
+ * `@join__field(requires:)` selection (see `requiredSelection`); and a directive that a cost
+ * `@link` names but the schema does not define is not a problem there (it is then never applied),
+ * as in the router.
+ *
  * @throws {CostSchemaError} listing every `@cost` weight that is not a number, every `@listSize`
- * that names a missing or non-Int slicing argument or a sized field that is not a list field below
- * the return type, every repeated `@listSize` the schema does not define repeatable, every cost
- * directive a `@link` names that the schema does not define as the spec does, and every type of
- * `schema` that `annotated` lacks.
+ * that names a missing slicing argument (or one neither Int nor a list) or a sized field that is
+ * not a list field below the return type, every repeated `@listSize` the schema does not define
+ * repeatable, every cost directive a `@link` names that the schema does not define as the spec
+ * does, and every type of `schema` that `annotated` lacks.
  */
 export class CostTable {
   readonly schema: GraphQLSchema;
+  /** The cost model the table was read for. */
+  readonly model: CostModel;
   /** The `@cost` of each type, or (after `typeWeight` first asks) its default; undefined means neither yet. */
   private readonly typeWeights = new Map<GraphQLNamedType, number | undefined>();
+  /** The `@cost` written on each type that has one. */
+  private readonly declaredTypeWeights = new Map<GraphQLNamedType, number>();
   private readonly fieldRules = new Map<AnyField, FieldCostRule>();
   private readonly inputWeights = new Map<InputValue, number>();
+  /** The `@cost` written on each argument and input field that has one (not inherited). */
+  private readonly declaredInputWeights = new Map<InputValue, number>();
+  private readonly requiredSelections = new Map<AnyField, SelectionSetNode>();
   private readonly objectTypes = new Map<GraphQLNamedType, boolean>();
 
-  constructor(schema: GraphQLSchema, annotated: GraphQLSchema = schema) {
+  constructor(schema: GraphQLSchema, annotated: GraphQLSchema = schema, model: CostModel = 'ibm') {
     this.schema = schema;
+    this.model = model;
     const problems: string[] = [];
-    const reader = new CostDirectiveReader(annotated, problems);
+    const reader = new CostDirectiveReader(annotated, problems, { requireLinkedDefinitions: model === 'ibm' });
     // Undefined where there is no `@cost`, as where there is no entry: both fall back alike.
     const explicitWeights = new Map<AnyField, number | undefined>();
     const explicitListSizes = new Map<AnyField, readonly ListSizeRule[]>();
@@ -96,10 +116,9 @@ export class CostTable {
         continue;
       }
       if (isObjectType(type) || isScalarType(type) || isEnumType(type)) {
-        this.typeWeights.set(
-          type,
-          reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name),
-        );
+        const weight = reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name);
+        this.typeWeights.set(type, weight);
+        if (weight !== undefined) this.declaredTypeWeights.set(type, weight);
       }
       if (isObjectType(type) || isInterfaceType(type)) {
         const sourceFields: GraphQLFieldMap<unknown, unknown> =
@@ -119,6 +138,10 @@ export class CostTable {
             const sourceArg = sourceField?.args.find((candidate) => candidate.name === arg.name);
             explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`));
           }
+          if (model === 'apollo' && sourceField !== undefined) {
+            const required = requiredSelection(sourceField.astNode, coordinate, problems);
+            if (required !== undefined) this.requiredSelections.set(field, required);
+          }
         }
       }
       if (isInputObjectType(type)) {
@@ -126,6 +149,7 @@ export class CostTable {
         for (const field of Object.values(type.getFields())) {
           const weight = reader.weight([sourceFields[field.name]?.astNode], `${type.name}.${field.name}`);
           this.inputWeights.set(field, weight ?? defaultInputWeight(field.type));
+          if (weight !== undefined) this.declaredInputWeights.set(field, weight);
         }
       }
     }
@@ -147,13 +171,16 @@ export class CostTable {
           .map((iface) => iface.getFields()[field.name] as AnyField | undefined)
           .filter((candidate): candidate is AnyField => candidate !== undefined);
         const weight = explicitWeights.get(field) ?? maxOf(inherited.map((f) => explicitWeights.get(f)));
-        const listSizes =
-          explicitListSizes.get(field) ?? firstOf(inherited.map((f) => explicitListSizes.get(f))) ?? NO_RULES;
-        this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSizes));
+        const ownListSizes = explicitListSizes.get(field);
+        const listSizes = ownListSizes ?? firstOf(inherited.map((f) => explicitListSizes.get(f))) ?? NO_RULES;
+        const own = { weight: explicitWeights.get(field), listSizes: ownListSizes ?? NO_RULES };
+        this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSizes, own));
         for (const arg of field.args) {
           const inheritedArgs = inherited.flatMap((f) => f.args.filter((a) => a.name === arg.name));
-          const argWeight = explicitArgWeights.get(arg) ?? maxOf(inheritedArgs.map((a) => explicitArgWeights.get(a)));
+          const declared = explicitArgWeights.get(arg);
+          const argWeight = declared ?? maxOf(inheritedArgs.map((a) => explicitArgWeights.get(a)));
           this.inputWeights.set(arg, argWeight ?? defaultInputWeight(arg.type));
+          if (declared !== undefined) this.declaredInputWeights.set(arg, declared);
         }
       }
     }
@@ -182,6 +209,21 @@ export class CostTable {
     return weight;
   }
 
+  /** The `@cost` written on a named type (object, scalar or enum), or undefined without one. */
+  declaredTypeWeight(type: GraphQLNamedType): number | undefined {
+    return this.declaredTypeWeights.get(type);
+  }
+
+  /** The `@cost` written on an argument or input field itself, or undefined without one. */
+  declaredInputWeight(value: InputValue): number | undefined {
+    return this.declaredInputWeights.get(value);
+  }
+
+  /** The selection a supergraph field's `@join__field(requires:)` names (`'apollo'` model only). */
+  requiredSelection(field: AnyField): SelectionSetNode | undefined {
+    return this.requiredSelections.get(field);
+  }
+
   /** Whether a named type is an object type (cheaper than graphql-js's checked `isObjectType`). */
   isObjectType(type: GraphQLNamedType): type is GraphQLObjectType {
     let known = this.objectTypes.get(type);
@@ -197,7 +239,7 @@ export class CostTable {
   field(field: AnyField): FieldCostRule {
     let rule = this.fieldRules.get(field);
     if (rule === undefined) {
-      rule = fieldRule(field, defaultFieldWeight(field), NO_RULES);
+      rule = fieldRule(field, defaultFieldWeight(field), NO_RULES, { weight: undefined, listSizes: NO_RULES });
       this.fieldRules.set(field, rule);
     }
     return rule;
@@ -209,7 +251,12 @@ export class CostTable {
   }
 }
 
-function fieldRule(field: AnyField, weight: number, listSizes: readonly ListSizeRule[]): FieldCostRule {
+function fieldRule(
+  field: AnyField,
+  weight: number,
+  listSizes: readonly ListSizeRule[],
+  own: { readonly weight: number | undefined; readonly listSizes: readonly ListSizeRule[] },
+): FieldCostRule {
   let listDepth = 0;
   let type = getNullableType(field.type);
   while (isListType(type)) {
@@ -220,6 +267,8 @@ function fieldRule(field: AnyField, weight: number, listSizes: readonly ListSize
   return {
     weight,
     listSizes,
+    ownWeight: own.weight,
+    ownListSizes: own.listSizes,
     namedType,
     listDepth,
     returnsLeaf: isLeafType(namedType),

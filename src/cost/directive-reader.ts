@@ -48,12 +48,23 @@ const LIST_SIZE_ARGUMENTS: Readonly<Record<string, string>> = {
   requireOneSlicingArgument: 'Boolean',
 };
 
+/** Options of {@link CostDirectiveReader}. */
+export interface DirectiveReaderOptions {
+  /**
+   * Whether a directive that a `@link` names explicitly must be defined by the schema. Apollo
+   * Router does not ask it (an undefined directive is simply never applied), so the `'apollo'`
+   * model turns it off; a definition with other arguments stays a problem either way.
+   */
+  readonly requireLinkedDefinitions: boolean;
+}
+
 /**
  * Reads `@cost` and `@listSize` under the names the annotated schema gives them (see
  * `costDirectiveNames`). When the names come from a `@link`, the schema must define each directive
  * the link names explicitly (a direct link to the cost spec names both; a Federation link names
- * what it imports), with the spec's arguments; a problem names the link otherwise. Several
- * `@listSize` on one field are read only where the schema defines the directive `repeatable`.
+ * what it imports), unless `requireLinkedDefinitions` is off, and with the spec's arguments; a
+ * problem names the link otherwise. Several `@listSize` on one field are read only where the
+ * schema defines the directive `repeatable`.
  */
 export class CostDirectiveReader {
   readonly names: CostDirectiveNames;
@@ -64,6 +75,7 @@ export class CostDirectiveReader {
   constructor(
     annotated: GraphQLSchema,
     private readonly problems: string[],
+    private readonly options: DirectiveReaderOptions = { requireLinkedDefinitions: true },
   ) {
     const names = costDirectiveNames(annotated);
     this.names = names;
@@ -137,7 +149,7 @@ export class CostDirectiveReader {
   ): void {
     const link = this.names.link as string;
     if (definition === null || definition === undefined) {
-      if (required) {
+      if (required && this.options.requireLinkedDefinitions) {
         this.problems.push(`${link}: names the cost spec's ${element} @${name}, but the schema defines no @${name}.`);
       }
       return;

@@ -53,7 +53,13 @@ export class ExecutionMeter {
 
   constructor(rules: MeterRules, rootType: GraphQLObjectType) {
     this.#rules = rules;
-    this.#typeCost = Math.max(0, rules.table.typeWeight(rootType));
+    if (rules.table.model === 'apollo') {
+      // Apollo Router's formula: the root weighs nothing, a mutation costs 10 up front.
+      this.#typeCost = 0;
+      if (rootType === rules.schema.getMutationType()) this.#fieldCost = APOLLO_MUTATION_COST;
+    } else {
+      this.#typeCost = Math.max(0, rules.table.typeWeight(rootType));
+    }
   }
 
   /**
@@ -93,6 +99,9 @@ export class ExecutionMeter {
   }
 }
 
+/** What a mutation costs up front under Apollo Router's formula. */
+const APOLLO_MUTATION_COST = 10;
+
 /** Non-null values in `value`, `depth` list levels above the named type. */
 function instances(value: unknown, depth: number): number {
   if (value === null || value === undefined) return 0;
@@ -119,10 +128,11 @@ export class MeterRules {
   constructor(table: CostTable) {
     this.table = table;
     const { schema } = table;
+    // Only the IBM model's response walk is what this meter counts (Apollo's is priced its own way).
+    let exact = table.model === 'ibm';
     this.weighedDirectives = schema
       .getDirectives()
       .some((directive) => !isSpecifiedDirective(directive) && directive.args.some((arg) => this.#weighs(arg)));
-    let exact = true;
     for (const type of Object.values(schema.getTypeMap())) {
       if (type.name.startsWith('__')) continue;
       if (isAbstractType(type)) {
@@ -135,15 +145,26 @@ export class MeterRules {
     this.exact = exact;
   }
 
-  /** The field's rule, or null when no call of it and no value it returns can cost anything. */
+  /**
+   * The field's rule, or null when no call of it and no value it returns can cost anything. Under
+   * the `'apollo'` model a call weighs nothing of its own and each value it returns weighs the
+   * field's own `@cost`, else its type's, else 1 for a composite type (Apollo Router's formula).
+   */
   of(field: AnyField): MeterRule | null {
     let rule = this.#rules.get(field);
     if (rule === undefined) {
       const costs = this.table.field(field);
       const weighedArguments = field.args.some((arg) => this.#weighs(arg));
-      const itemWeight = Math.max(0, this.table.typeWeight(costs.namedType));
-      const free = costs.weight <= 0 && !weighedArguments && itemWeight === 0 && !this.weighedDirectives;
-      rule = free ? null : { weight: costs.weight, weighedArguments, listDepth: costs.listDepth, itemWeight };
+      const apollo = this.table.model === 'apollo';
+      const itemWeight = Math.max(
+        0,
+        apollo
+          ? (costs.ownWeight ?? this.table.declaredTypeWeight(costs.namedType) ?? (costs.returnsLeaf ? 0 : 1))
+          : this.table.typeWeight(costs.namedType),
+      );
+      const callWeight = apollo ? 0 : costs.weight;
+      const free = callWeight <= 0 && !weighedArguments && itemWeight === 0 && !this.weighedDirectives;
+      rule = free ? null : { weight: callWeight, weighedArguments, listDepth: costs.listDepth, itemWeight };
       this.#rules.set(field, rule);
     }
     return rule;

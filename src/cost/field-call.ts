@@ -9,6 +9,7 @@ import {
 import type {
   FieldNode,
   GraphQLArgument,
+  GraphQLCompositeType,
   GraphQLField,
   GraphQLInputField,
   GraphQLInputType,
@@ -187,16 +188,18 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
 
 /**
  * IBM spec "@listSize": the largest value among the slicing arguments that have one (an explicit
- * `null` suppresses a default; negative values count as 0; a list, which only `_entities`'
- * representations can be, counts its length), else `assumedSize`, else undefined.
+ * `null` suppresses a default; negative values count as 0; a list-typed slicing argument, such as
+ * `ids: [ID!]!` or `_entities`' representations, counts its length), else `assumedSize`, else
+ * undefined. A path such as `input.pagination.first` reads the argument values given: the coerced
+ * ones in the IBM model, so input-field defaults apply as the resolver will see them; those written
+ * in the operation in the `'apollo'` model (see `writtenArguments`). Both models size a list here,
+ * from each slicing argument's value.
  *
- * A finite `maxListSize` bounds what a client may choose: a slicing argument whose value is below
- * 0 or above it is refused (`COST_LIST_SIZE_OUT_OF_RANGE`) rather than priced, since resolvers
- * read such values in their own ways (`items.slice(0, -1)` returns all but the last item) and a
- * list of scalars costs nothing by the spec's default weights at any length. `Infinity` leaves the
- * spec's rule alone (negative values count as 0, and there is no upper bound). A path such as
- * `input.pagination.first` reads the coerced argument, so input-field defaults apply as the
- * resolver will see them.
+ * A finite `maxListSize` bounds what a client may choose: a slicing argument whose value (or
+ * length) is below 0 or above it is refused (`COST_LIST_SIZE_OUT_OF_RANGE`) rather than priced,
+ * since resolvers read such values in their own ways (`items.slice(0, -1)` returns all but the
+ * last item) and a list of scalars costs nothing by the spec's default weights at any length.
+ * `Infinity` leaves the spec's rule alone (negative values count as 0, and there is no upper bound).
  *
  * With `requireOneSlicingArgument` (true unless the schema says false) exactly one slicing argument
  * must have a non-null value after coercion: a literal, a variable, an operation default or a schema
@@ -205,10 +208,10 @@ function nestedInputCost(table: CostTable, type: GraphQLInputType, value: unknow
  * validation and Apollo Router's demand control do: a client that omits `first` would otherwise be
  * priced at `assumedSize` or `defaultListSize` for a resolver that may return everything.
  */
-function expectedListSize(
+export function expectedListSize(
   rule: ListSizeRule,
   args: Readonly<Record<string, unknown>>,
-  parent: GraphQLObjectType,
+  parent: GraphQLCompositeType,
   definition: AnyField,
   node: FieldNode,
   maxListSize: number,

@@ -64,13 +64,7 @@ export class FieldCollector {
   /** Counts one unit of work against `maxNodes`. */
   tick(): void {
     this.visited += 1;
-    if (this.visited > this.maxNodes) {
-      throw new CostAnalysisError(
-        CostErrorCode.limit,
-        `The operation is too large to price: it expands to more than ${this.maxNodes} selections ` +
-          `(after fragment expansion), the limit. Simplify it or split it into several operations.`,
-      );
-    }
+    if (this.visited > this.maxNodes) throw tooLargeToPrice(this.maxNodes);
   }
 
   /** `key` is `${type.name}:${keyOf(selectionSets)}`, when the caller has it already. */
@@ -136,4 +130,13 @@ export class FieldCollector {
     if (condition === type) return true;
     return isAbstractType(condition) && this.schema.isSubType(condition, type);
   }
+}
+
+/** The error of an operation that needs more work than `maxNodes` allows. */
+export function tooLargeToPrice(maxNodes: number): CostAnalysisError {
+  return new CostAnalysisError(
+    CostErrorCode.limit,
+    `The operation is too large to price: it expands to more than ${maxNodes} selections ` +
+      `(after fragment expansion), the limit. Simplify it or split it into several operations.`,
+  );
 }

@@ -18,10 +18,11 @@ export interface ListSizeRule {
 /**
  * A `@listSize` application's argument values (already coerced against the directive's
  * definition) as a rule, checked against the field it annotates (IBM cost spec "@listSize"): a
- * non-negative `assumedSize`; slicing arguments that are Int arguments of the field or Int fields
- * of its input-object arguments (`"input.pagination.first"`, any depth); sized fields that are list
- * fields below the returned type (see `sizedFieldTree`). Problems are pushed, each starting with
- * `coordinate`.
+ * non-negative `assumedSize`; slicing arguments that are Int or list arguments of the field, or Int
+ * or list fields of its input-object arguments (`"input.pagination.first"`, any depth; a list
+ * sizes by its length, `items(ids: [ID!]!)` returning one item per id, as in Apollo Router's demand
+ * control); sized fields that are list fields below the returned type (see `sizedFieldTree`).
+ * Problems are pushed, each starting with `coordinate`.
  *
  * @returns the rule, or undefined when it has problems.
  */
@@ -77,6 +78,7 @@ function checkSlicingArgument(field: AnyField, path: readonly string[], coordina
     return;
   }
   const nullable = getNullableType(type);
+  if (isListType(nullable)) return;
   if (!isScalarType(nullable) || nullable.name !== 'Int') {
     problems.push(`${coordinate}: @listSize slicing argument "${written}" has type ${String(type)}; it must be Int.`);
   }

@@ -10,6 +10,8 @@ export interface ResolvedOperation {
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /** Variables coerced by graphql-js, with the operation's defaults applied. */
   readonly variables: Readonly<Record<string, unknown>>;
+  /** The request's variables as sent (checked to coerce), for a model that reads what was written. */
+  readonly rawVariables: Readonly<Record<string, unknown>>;
 }
 
 export interface OperationRequest {
@@ -63,7 +65,7 @@ export function resolveOperation(schema: GraphQLSchema, request: OperationReques
     );
     throw new CostAnalysisError(CostErrorCode.invalidVariables, messages.join(' '), operation.variableDefinitions);
   }
-  return { operation, rootType, fragments, variables: coerced.coerced };
+  return { operation, rootType, fragments, variables: coerced.coerced, rawVariables: raw };
 }
 
 /** The given operation, checked to be one of the document's definitions. */

@@ -2,21 +2,27 @@ import { GraphQLError, buildASTSchema, parse } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { CostTable } from './cost-table.js';
 import { CostSchemaError } from './errors.js';
+import type { CostModel } from './types.js';
 
-/** API schema → the supergraph SDL its table was read from, and the table. */
-const tables = new WeakMap<GraphQLSchema, { readonly sdl: string; readonly table: CostTable }>();
+/** API schema → (cost model → the supergraph SDL its table was read from, and the table). */
+const tables = new WeakMap<GraphQLSchema, Map<CostModel, { readonly sdl: string; readonly table: CostTable }>>();
 
 /**
  * The cost table of a gateway's API schema, with the weights of its supergraph SDL: read once per
- * (schema, SDL) pair.
+ * (schema, SDL, cost model).
  *
  * @throws {CostSchemaError} as `CostTable` and `supergraphSchema`.
  */
-export function supergraphCostTable(schema: GraphQLSchema, sdl: string): CostTable {
-  const cached = tables.get(schema);
+export function supergraphCostTable(schema: GraphQLSchema, sdl: string, model: CostModel = 'ibm'): CostTable {
+  let byModel = tables.get(schema);
+  const cached = byModel?.get(model);
   if (cached?.sdl === sdl) return cached.table;
-  const table = new CostTable(schema, supergraphSchema(sdl));
-  tables.set(schema, { sdl, table });
+  const table = new CostTable(schema, supergraphSchema(sdl), model);
+  if (byModel === undefined) {
+    byModel = new Map();
+    tables.set(schema, byModel);
+  }
+  byModel.set(model, { sdl, table });
   return table;
 }
 

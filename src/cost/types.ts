@@ -18,13 +18,25 @@ export interface CostEstimate {
   fields?: FieldCostBreakdown[];
 }
 
-/** One entry of the per-field breakdown. */
+/**
+ * One entry of the per-field breakdown. Under `'apollo'`, the sum over the entries of
+ * `multiplier × (typeCost + fieldCost)` is the estimate (but for a mutation's 10, which belongs to
+ * no field).
+ */
 export interface FieldCostBreakdown {
   /** Response path with list positions elided, e.g. `books.edges.node.title`. */
   path: string;
-  /** The field's own call cost: its weight plus its argument weights, clamped at 0. */
+  /**
+   * The field's own call cost: its weight plus its argument weights, clamped at 0. Under
+   * `'apollo'`: its own `@cost` times its list size, plus its argument weights and its
+   * `@join__field(requires:)` selection's fieldCost.
+   */
   fieldCost: number;
-  /** Weight of the field's return type times the field's own list size (per enclosing instance). */
+  /**
+   * Weight of the field's return type times the field's own list size (per enclosing instance).
+   * Under `'apollo'` the same, unless the field has its own `@cost` (then 0), plus its
+   * `@join__field(requires:)` selection's typeCost.
+   */
   typeCost: number;
   /** How many times this field is counted (product of the enclosing list sizes). */
   multiplier: number;
@@ -44,8 +56,37 @@ export interface ComplexityEstimatorArgs {
 // biome-ignore lint/suspicious/noConfusingVoidType: the same type as graphql-query-complexity's, so its estimators fit.
 export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number | void;
 
+/**
+ * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, or Apollo
+ * Router's demand-control formula (see {@link CostAnalyzerOptions.costModel}).
+ */
+export type CostModel = 'ibm' | 'apollo';
+
 /** Options of {@link createCostAnalyzer}. */
 export interface CostAnalyzerOptions {
+  /**
+   * Which formula prices an operation from the same directives.
+   *
+   * - `'ibm'`: the IBM "GraphQL Cost Directives" spec's static analysis (the root object and every
+   *   composite field count, fields are merged as execution merges them, an interface or union is
+   *   priced at its costliest member). Use it for a plain schema, or beside IBM API Connect, Hot
+   *   Chocolate or Hive.
+   * - `'apollo'`: Apollo Router's demand control, so that a number means the same here as in a
+   *   router in front of this server: `typeCost + fieldCost` is the router's estimated cost (with
+   *   `defaultListSize` as its `list_size`) and `actual()` its actual cost of the response, except
+   *   where a refund guarantee of {@link ActualRequest} charges more. The root object weighs 0; a
+   *   field costs `size × (weight + its selection) + its arguments`, where the weight is the
+   *   field's own `@cost`, else its named type's `@cost`, else 1 for an object, interface or union
+   *   and 0 for a leaf; selections are summed as written (no merging, every fragment counted); a
+   *   mutation costs 10 more; a supergraph field with `@join__field(requires:)` also pays for the
+   *   required selection. The split: `typeCost` holds the returned types' weights (a type's
+   *   `@cost` or the default) times their counts, `fieldCost` the fields' own `@cost` weights
+   *   times their counts, the argument weights and the mutation's 10.
+   *
+   * See docs/cost-model.md ("Two cost models") for the rules side by side and a worked example.
+   * @default 'ibm'
+   */
+  costModel?: CostModel;
   /**
    * The supergraph SDL of an Apollo Gateway (what Apollo Server passes `schemaDidLoadOrUpdate` as
    * `coreSupergraphSdl`), whose `@cost` / `@listSize` then apply to `schema` by schema coordinate.
@@ -124,7 +165,8 @@ export interface EstimateRequest extends CostRequest {
 
 /**
  * Request of {@link CostAnalyzer.actual}: the executed operation and its response. The actual cost
- * charges the work that was done, so a response's errors count:
+ * charges the work that was done, so a response's errors count, under both cost models (the
+ * `'apollo'` model charges here more than Apollo Router's actual cost, which reads no errors):
  *
  * - `data` undefined (nothing was executed): 0.
  * - `data` null (an error nulled the root): the whole estimate.
@@ -132,7 +174,8 @@ export interface EstimateRequest extends CostRequest {
  *   error nulled) costs what `estimate()` prices that field at that place; a null list item on
  *   such a path costs one item of the estimate. A null no error path reaches is a legitimate null:
  *   its field pays its call cost only.
- * - Mutations: every root field present in `data` ran, and costs its estimate whatever it returned.
+ * - Mutations: every root field present in `data` ran, and costs its estimate whatever it returned
+ *   (plus, under `'apollo'`, the mutation's base 10).
  */
 export interface ActualRequest extends CostRequest {
   /** The response's `data`: null when an error nulled the root, undefined when nothing was executed. */
@@ -148,7 +191,7 @@ export interface ActualRequest extends CostRequest {
 export interface CostAnalyzer {
   readonly schema: GraphQLSchema;
   /**
-   * The static IBM estimate of one operation.
+   * The static estimate of one operation, by the analyzer's `costModel`.
    * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables; and
    * `COST_QUERY_PARSE_FAILURE` when a field whose `@listSize` requires one slicing argument
    * (`requireOneSlicingArgument`, true by default) gets a value for none or for several.
@@ -156,8 +199,9 @@ export interface CostAnalyzer {
    */
   estimate(request: EstimateRequest): CostEstimate;
   /**
-   * What the response actually cost: the same rules applied to the returned `data`, with real list
-   * lengths and only non-null objects counted, except for the work an error hid: `data: null`
+   * What the response actually cost: the same rules applied to the returned `data` (under
+   * `'apollo'`, Apollo Router's actual-cost walk), with real list lengths and only non-null objects
+   * counted, except for the work an error hid: `data: null`
    * costs the whole estimate, a value an error nulled (a null on one of `errors`' paths) costs its
    * estimate at that place, and a mutation's root fields cost their estimate (see
    * {@link ActualRequest}). Never more than `estimate` when every list respects its estimated size.

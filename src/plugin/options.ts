@@ -1,7 +1,7 @@
 import type { BaseContext, GraphQLRequestContext, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import type { BucketPolicy, BucketStore } from '../bucket/types.js';
 import type { CostEstimate } from '../cost/types.js';
-import type { CostAnalyzerOptions } from '../cost/analyzer.js';
+import type { CostAnalyzerOptions, CostModel } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { BudgetDecision } from './decision-event.js';
 import { checkPolicy } from '../bucket/validate.js';
@@ -94,6 +94,14 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * @default `typeCost + fieldCost`
    */
   cost?: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
+  /**
+   * How the directives become a number (cost engine option): `'ibm'`, the IBM cost spec's static
+   * analysis; `'apollo'`, Apollo Router's demand-control formula, so that `maxCost` and the budgets
+   * mean the router's numbers (set `defaultListSize` to the router's `list_size`). Not with
+   * `estimators`. See docs/cost-model.md.
+   * @default 'ibm'
+   */
+  costModel?: CostModel;
   /**
    * Size assumed for a list field without `@listSize` or slicing argument (cost engine option).
    * @default 10
@@ -327,6 +335,16 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`,
     );
   }
+  if (options.costModel !== undefined && options.costModel !== 'ibm' && options.costModel !== 'apollo') {
+    throw new RangeError(
+      `queryBudgetPlugin: \`costModel\` must be 'ibm' or 'apollo'; got ${describe(options.costModel)}.`,
+    );
+  }
+  if (options.costModel === 'apollo' && options.estimators !== undefined) {
+    throw new RangeError(
+      "queryBudgetPlugin: `estimators` replace the cost directives, so they cannot be combined with `costModel: 'apollo'`.",
+    );
+  }
   if (options.defaultListSize !== undefined) {
     requireNumber(options.defaultListSize, '`defaultListSize`', { min: 0, allowInfinity: true });
   }
@@ -420,6 +438,7 @@ export function resolveOptions<TContext extends BaseContext>(
   requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
   const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize };
+  if (options.costModel !== undefined) analyzer.costModel = options.costModel;
   if (options.defaultListSize !== undefined) analyzer.defaultListSize = options.defaultListSize;
   if (options.maxNodes !== undefined) analyzer.maxNodes = options.maxNodes;
   if (options.estimators !== undefined) analyzer.estimators = options.estimators;
