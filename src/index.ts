@@ -48,4 +48,9 @@ export { CostResult, type BudgetDecision, type StoreOutcome } from './plugin/dec
 export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './plugin/rate-limit-field.js';
 
 // Operations outside Apollo Server's request pipeline (subscriptions)
+export {
+  budgetedSubscribe,
+  type BudgetedSubscribe,
+  type BudgetedSubscribeOptions,
+} from './plugin/budgeted-subscribe.js';
 export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './plugin/charge-operation.js';

@@ -136,7 +136,7 @@ export function costErrorRecord(cause: unknown): CostErrorRecord | undefined {
  * The cost engine could not price the operation (work cap, invalid variables, a missing slicing
  * argument): HTTP 400, its message, code and locations. The request, not the server, is at fault.
  */
-export function costAnalysisError(record: CostErrorRecord, http: ErrorHttp): GraphQLError {
+export function costAnalysisError(record: CostErrorRecord, http?: ErrorHttp): GraphQLError {
   const error = budgetError(record.message, record.code, http);
   // GraphQLError computes `locations` from AST nodes; the record carries them without the nodes.
   (error as { locations: CostErrorRecord['locations'] }).locations = record.locations;
@@ -159,7 +159,7 @@ export class BudgetServerFault extends Error {
  * Server code failed while deciding the budget: HTTP 500 with a generic message. The cause is for
  * the server's log, never for the client (it could reveal configuration: tiers, capacities, keys).
  */
-export function internalError(http: ErrorHttp): GraphQLError {
+export function internalError(http?: ErrorHttp): GraphQLError {
   return budgetError(
     'The query budget could not be decided because of an error on the server.',
     BudgetErrorCode.INTERNAL_SERVER_ERROR,
@@ -167,7 +167,7 @@ export function internalError(http: ErrorHttp): GraphQLError {
   );
 }
 
-export function budgetUnavailableError(retryAfterMs: number, http: ErrorHttp): GraphQLError {
+export function budgetUnavailableError(retryAfterMs: number, http?: ErrorHttp): GraphQLError {
   const retry = retryAfterSeconds(retryAfterMs);
   return budgetError(
     `The query budget service is unavailable, so this operation was not run. Retry in ${retry} s.`,
