@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runBucketOps, type BucketOpReply, type BucketScriptOp } from '../../src/bucket/bucket-script.js';
+import type { BucketOpReply, BucketScriptOp } from '../../src/bucket/bucket-script.js';
+import { runBucketOps } from '../../src/bucket/run-bucket-script.js';
 import { BucketStoreTimeoutError } from '../../src/bucket/errors.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketPolicy, BucketResult, MultiBucketResult } from '../../src/bucket/types.js';

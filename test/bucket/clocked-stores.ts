@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import type { BucketOp } from '../../src/bucket/bucket-math.js';
 import { toBucketResult } from '../../src/bucket/bucket-math.js';
-import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../src/bucket/run-bucket-script.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
 

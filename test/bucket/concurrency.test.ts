@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
-import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../src/bucket/run-bucket-script.js';
 import type { WorkerGo, WorkerJob, WorkerReport } from './workers/consume-worker.js';
 
 const WORKER = fileURLToPath(new URL('./workers/consume-worker.ts', import.meta.url));

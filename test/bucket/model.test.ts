@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketStep, roundTicks, toBucketResult } from '../../src/bucket/bucket-math.js';
-import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../src/bucket/run-bucket-script.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';

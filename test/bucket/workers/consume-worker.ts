@@ -4,7 +4,7 @@
  * parent → { job }, worker → 'ready', parent → { go: true, untilUs? }, worker → { report } and exit.
  */
 import { Redis } from 'ioredis';
-import { runBucketScript } from '../../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../../src/bucket/run-bucket-script.js';
 import { RedisBucketStore } from '../../../src/bucket/redis-store.js';
 import type { BucketPolicy } from '../../../src/bucket/types.js';
 
