@@ -3,9 +3,9 @@
  * client: `describe.each(CLIENTS)` and `connectClient(name, port)` (or `connectCluster`) give the
  * store under test its client; what the test reads back from Redis goes through a connection of
  * its own (`redisCommand`, or an ioredis admin client), never through the client under test.
+ * Each client's package is loaded when first used, so that a worker process loads only its own.
  */
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { createClient, createCluster } from 'redis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { RedisBucketClient } from '../../src/bucket/redis-client.js';
 
 /** The clients every parameterised suite runs with. */
@@ -58,6 +58,7 @@ export const NODE_REDIS_LIMITER_OPTIONS = {
 /** A client of `name` on the single node at `port` of 127.0.0.1, ready for commands. */
 export async function connectClient(name: ClientName, port: number, options: ConnectOptions = {}): Promise<TestClient> {
   if (name === 'ioredis') {
+    const { Redis } = await import('ioredis');
     const client = new Redis({
       host: '127.0.0.1',
       port,
@@ -74,6 +75,7 @@ export async function connectClient(name: ClientName, port: number, options: Con
       close: async () => client.disconnect(),
     };
   }
+  const { createClient } = await import('redis');
   const base = createClient({
     url: `redis://127.0.0.1:${port}`,
     ...(options.limiter ? NODE_REDIS_LIMITER_OPTIONS : {}),
@@ -102,6 +104,7 @@ export async function connectCluster(
   options: ConnectOptions = {},
 ): Promise<TestClient> {
   if (name === 'ioredis') {
+    const { Cluster } = await import('ioredis');
     const clusterOptions: ClusterOptions = {
       enableAutoPipelining: options.autoPipelining ?? false,
       ...(options.limiter
@@ -122,6 +125,7 @@ export async function connectCluster(
       close: async () => cluster.disconnect(),
     };
   }
+  const { createCluster } = await import('redis');
   const cluster = createCluster({
     rootNodes: startupNodes.map((node) => ({ url: `redis://${node.host}:${node.port}` })),
     ...(options.limiter ? { defaults: NODE_REDIS_LIMITER_OPTIONS } : {}),
