@@ -11,7 +11,6 @@ export const BUCKET_COMMAND = `graphqlBudgetBucket${BUCKET_SCRIPT_SHA.slice(0, 8
  */
 export function ioredisConnection(client: IoredisBucketClient): RedisConnection {
   return {
-    kind: client.isCluster ? 'ioredis Cluster' : 'ioredis',
     isCluster: client.isCluster,
     run: defineBucketCommand(client),
     time: () => client.time(),

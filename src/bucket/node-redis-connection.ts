@@ -12,7 +12,6 @@ const COMMAND_OPTIONS = { typeMapping: {} };
 /** A node-redis client (`createClient()`) as the store uses it. */
 export function nodeRedisConnection(client: NodeRedisBucketClient): RedisConnection {
   return {
-    kind: 'node-redis',
     isCluster: false,
     run: evalShaThenEval((args) => client.sendCommand(args, COMMAND_OPTIONS)),
     time: () => client.sendCommand(['TIME'], COMMAND_OPTIONS) as Promise<readonly unknown[]>,
@@ -28,7 +27,6 @@ export function nodeRedisConnection(client: NodeRedisBucketClient): RedisConnect
  */
 export function nodeRedisClusterConnection(cluster: NodeRedisClusterBucketClient): RedisConnection {
   return {
-    kind: 'node-redis cluster',
     isCluster: true,
     run: evalShaThenEval((args) => cluster.sendCommand(args[3], false, args, COMMAND_OPTIONS)),
     time: () => cluster.sendCommand(undefined, true, ['TIME'], COMMAND_OPTIONS) as Promise<readonly unknown[]>,

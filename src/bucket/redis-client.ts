@@ -4,7 +4,6 @@
  * only `MemoryBucketStore`, or only one of the two clients, compiles without the others, and each
  * client fits as it is, without a cast.
  */
-import type { RedisClientKind } from './redis-connection.js';
 
 /**
  * An ioredis `Redis` or `Cluster` (ioredis 6), or anything shaped like one.
@@ -63,6 +62,9 @@ export interface NodeRedisClusterBucketClient {
 
 /** Any client `RedisBucketStore` takes: ioredis `Redis` or `Cluster`, node-redis client or cluster. */
 export type RedisBucketClient = IoredisBucketClient | NodeRedisBucketClient | NodeRedisClusterBucketClient;
+
+/** The clients `RedisBucketStore` takes, as `redisClientKind` names them. */
+export type RedisClientKind = 'ioredis' | 'ioredis Cluster' | 'node-redis' | 'node-redis cluster';
 
 /**
  * Which supported client `value` is, told apart by shape (neither package is imported): ioredis by

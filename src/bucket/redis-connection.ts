@@ -9,8 +9,6 @@ export type BucketCommand = (keyCount: string, ...args: string[]) => Promise<unk
 
 /** A client as the store uses it. */
 export interface RedisConnection {
-  /** Which client this is, as error messages and tests name it. */
-  readonly kind: RedisClientKind;
   /** `true` over a Redis Cluster, `false` over a single node. */
   readonly isCluster: boolean;
   /**
@@ -24,6 +22,3 @@ export interface RedisConnection {
   /** Cluster only: the `host:port` of the master serving `slot` in the client's slot map, if known. */
   masterOf(slot: number): string | undefined;
 }
-
-/** The clients `RedisBucketStore` takes. */
-export type RedisClientKind = 'ioredis' | 'ioredis Cluster' | 'node-redis' | 'node-redis cluster';
