@@ -4,9 +4,11 @@
  * has its script cache flushed and its client connections killed. See docs/operations.md, "When Redis fails".
  *
  * The scenarios where the Redis client matters (how it reconnects, whether it queues or resends
- * commands, how it recovers from NOSCRIPT) run over ioredis and over node-redis, each set up as
- * docs/operations.md recommends; the store error policies ('deny', 'local'), which do not depend
- * on the client, run over ioredis.
+ * commands, how it recovers from NOSCRIPT: the kill and the SCRIPT FLUSH / CLIENT KILL ones) run
+ * over ioredis and over node-redis, each set up as docs/operations.md recommends. The others run
+ * over ioredis: the store error policies ('deny', 'local') do not depend on the client, and a
+ * paused Redis holds either client's commands alike (the store-level pause tests,
+ * batch-faults.test.ts and test/bucket/deadline.test.ts, run over both).
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -260,9 +262,9 @@ describe('Redis is killed mid-load, then restarted: the store error policies', (
   }, 60_000);
 });
 
-describe.each(CLIENTS)('Redis is paused (SIGSTOP) for 3 s mid-load, then continued, over %s', (client) => {
+describe('Redis is paused (SIGSTOP) for 3 s mid-load, then continued', () => {
   it("onStoreError 'allow': timeouts, not hangs; the breaker stops calls; nothing charged twice or late", async () => {
-    const { redis, fleet } = await setUp('allow', CAPACITY, 0, client);
+    const { redis, fleet } = await setUp('allow');
     const load = loadOn(fleet);
     await sleep(1000);
     const callsBefore = await scriptCalls(redis.port);
@@ -294,7 +296,7 @@ describe.each(CLIENTS)('Redis is paused (SIGSTOP) for 3 s mid-load, then continu
       samples.filter((s) => s.storeAnswered),
     );
     const health = await expectHealthy(fleet);
-    report(`SIGSTOP 3 s allow (${client})`, samples, {
+    report('SIGSTOP 3 s allow', samples, {
       pausedRequests: paused.length,
       callsDuringPause,
       breakerOpenings: breakerOpenings(fleet),
