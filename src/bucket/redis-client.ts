@@ -44,9 +44,10 @@ export interface NodeRedisBucketClient {
 }
 
 /**
- * A node-redis cluster: `createCluster()` from `redis` 5 or later. The store routes each script
- * call by its first key (the client follows `MOVED` and `ASK`), and reads the master serving a
- * slot from `slots` to name a bucket's partition.
+ * A node-redis cluster: `createCluster()` from `redis` 5 or later (6 or later to follow a failover:
+ * node-redis 5 keeps sending a dead master's slots to it). The store routes each script call by
+ * its first key (the client follows `MOVED` and `ASK`), and reads the master serving a slot from
+ * `slots` to name a bucket's partition.
  */
 export interface NodeRedisClusterBucketClient {
   /** Sends one command to the node serving `firstKey`'s slot (node-redis cluster `sendCommand`). */
