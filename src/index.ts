@@ -12,7 +12,12 @@ export type {
 export { consumeInOrder } from './bucket/multi-charge.js';
 export { RedisBucketStore, type RedisBucketStoreOptions } from './bucket/redis-store.js';
 export type { BatchOptions } from './bucket/script-batcher.js';
-export type { RedisBucketClient } from './bucket/redis-client.js';
+export type {
+  IoredisBucketClient,
+  NodeRedisBucketClient,
+  NodeRedisClusterBucketClient,
+  RedisBucketClient,
+} from './bucket/redis-client.js';
 export { MemoryBucketStore, type MemoryBucketStoreOptions } from './bucket/memory-store.js';
 export { BucketStoreError, BucketStoreTimeoutError } from './bucket/errors.js';
 export { bucketKey } from './bucket/bucket-key.js';
