@@ -39,6 +39,18 @@ describe.each(VARIANTS)('RedisBucketStore over %s', (_label, name, connectOption
     store = new RedisBucketStore(tested.client, { prefix });
   });
 
+  it('takes into debt with takeAll, and refuses until the debt has refilled', async () => {
+    const slow = { capacity: 10, refillPerSecond: 0.001 };
+    await store.consume('debtor', 8, slow);
+    const [after] = await store.takeAll([{ key: 'debtor', policy: slow }], 5);
+    // 13 of 10 missing: 0 left (never below), and a 1-token consume waits for 4 tokens to refill.
+    expect(after).toMatchObject({ allowed: true, cost: 5, remaining: 0 });
+    const refused = await store.consume('debtor', 1, slow);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeGreaterThan(3_999_000);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(4_000_000);
+  });
+
   it('takes tokens, denies without writing, and reports when to retry', async () => {
     expect(await store.consume('alice', 4, policy)).toEqual({
       allowed: true,
