@@ -144,7 +144,8 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   /**
    * What happens when the store errors or misses `storeTimeoutMs`: `'local'` charges an in-process
    * `MemoryBucketStore` with the same policy meanwhile (each process enforces the budget on its own,
-   * so at worst N processes × capacity, and adds no latency); `'deny'` rejects the operation with
+   * so over an outage of T seconds at worst N processes × (capacity + refillPerSecond × T), and it
+   * adds no latency); `'deny'` rejects the operation with
    * HTTP 503 `BUDGET_UNAVAILABLE`; `'allow'` lets it run uncharged (`throttleStatus: null`), for
    * those who prefer no limit to a per-process one. Whoever can slow the store down (a flood of
    * requests, a slow shard) switches limiting off under `'allow'`.
