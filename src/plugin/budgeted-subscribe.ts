@@ -24,6 +24,7 @@ import {
   tooExpensiveError,
 } from './errors.js';
 import { GuardedStore, type StoreErrorPolicy } from './guarded-store.js';
+import { checkKnownOptions } from './known-options.js';
 import { resolveLimits, smallestCapacity, type BudgetLimit, type ResolvedLimit } from './limits.js';
 import { queryBudgetDefaults } from './options.js';
 import { faultMessage } from './request-inputs.js';
@@ -245,6 +246,19 @@ export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSu
   };
 }
 
+const OPTION_NAMES = {
+  identify: true,
+  policy: true,
+  store: true,
+  maxCost: true,
+  cost: true,
+  analyzer: true,
+  onStoreError: true,
+  storeTimeoutMs: true,
+  circuitBreaker: true,
+  logger: true,
+} as const satisfies Record<keyof BudgetedSubscribeOptions, true>;
+
 interface CheckedOptions {
   identify: BudgetedSubscribeOptions['identify'];
   policy: NonNullable<BudgetedSubscribeOptions['policy']>;
@@ -255,6 +269,7 @@ function checkOptions(options: BudgetedSubscribeOptions): CheckedOptions {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('budgetedSubscribe: options must be an object with at least `identify`.');
   }
+  checkKnownOptions('budgetedSubscribe', options, Object.keys(OPTION_NAMES));
   if (typeof options.identify !== 'function') {
     throw new TypeError(
       "budgetedSubscribe: `identify` must be a function of the ExecutionArgs returning the caller's key.",

@@ -2,6 +2,7 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graph
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
 import { defaultChargedCost } from '../cost/analyzer.js';
 import { AnalyzerCache } from './analyzer-cache.js';
+import { checkKnownOptions } from './known-options.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
 import { rateLimitedError, tooExpensiveError } from './errors.js';
 
@@ -45,7 +46,22 @@ const analyzers = new AnalyzerCache();
  * engine's own error when it cannot be priced. A store failure rejects with the store's error
  * (`BucketStoreError`), for the caller to decide what a subscription gets meanwhile.
  */
+const OPTION_NAMES = {
+  schema: true,
+  document: true,
+  variables: true,
+  operationName: true,
+  operation: true,
+  key: true,
+  policy: true,
+  store: true,
+  cost: true,
+  analyzer: true,
+  timeoutMs: true,
+} as const satisfies Record<keyof ChargeOperationOptions, true>;
+
 export async function chargeOperation(options: ChargeOperationOptions): Promise<ChargedOperation> {
+  checkKnownOptions('chargeOperation', options, Object.keys(OPTION_NAMES));
   const analyzer = analyzers.analyzerOf(options.schema, options.analyzer);
   const estimate = analyzer.estimate({
     document: options.document,

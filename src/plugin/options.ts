@@ -4,7 +4,9 @@ import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions, CostModel } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { BudgetDecision } from './decision-event.js';
+import { redisClientKind } from '../bucket/redis-client.js';
 import { checkPolicy } from '../bucket/validate.js';
+import { checkKnownOptions } from './known-options.js';
 import { resolveLimits, type BudgetLimit } from './limits.js';
 import type { StoreErrorPolicy } from './guarded-store.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
@@ -263,6 +265,35 @@ export const queryBudgetDefaults = {
   dryRunLimit: { capacity: 10, refillPerSecond: 1 },
 } as const satisfies Partial<QueryBudgetOptions>;
 
+/** Every option's name, so that an unknown one is refused (the type keeps the list complete). */
+const OPTION_NAMES = {
+  identify: true,
+  skip: true,
+  policy: true,
+  store: true,
+  mode: true,
+  maxCost: true,
+  cost: true,
+  costModel: true,
+  defaultListSize: true,
+  maxListSize: true,
+  maxNodes: true,
+  introspectionIsFree: true,
+  estimators: true,
+  onStoreError: true,
+  storeTimeoutMs: true,
+  circuitBreaker: true,
+  exposeCost: true,
+  policyName: true,
+  fieldBreakdown: true,
+  debugHeader: true,
+  estimateCacheMaxBytes: true,
+  denyCacheMaxEntries: true,
+  dryRunLimit: true,
+  onDecision: true,
+  metrics: true,
+} as const satisfies Record<keyof QueryBudgetOptions, true>;
+
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
 export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   identify: QueryBudgetOptions<TContext>['identify'];
@@ -306,6 +337,7 @@ export function resolveOptions<TContext extends BaseContext>(
         'remove it or pass `estimateCacheMaxBytes`.',
     );
   }
+  checkKnownOptions('queryBudgetPlugin', options, Object.keys(OPTION_NAMES));
   const policy = options.policy ?? queryBudgetDefaults.policy;
   if (typeof policy !== 'function') {
     try {
@@ -317,6 +349,12 @@ export function resolveOptions<TContext extends BaseContext>(
     }
   }
   const store = options.store;
+  const rawClient = redisClientKind(store);
+  if (rawClient !== undefined) {
+    throw new TypeError(
+      `queryBudgetPlugin: \`store\` is a raw ${rawClient} client; wrap it in a store: \`store: new RedisBucketStore(client)\`.`,
+    );
+  }
   if (store !== undefined && !isBucketStore(store)) {
     throw new TypeError('queryBudgetPlugin: `store` must implement consume, refund and peek (a BucketStore).');
   }
@@ -375,6 +413,7 @@ export function resolveOptions<TContext extends BaseContext>(
   if (breaker === null || typeof breaker !== 'object') {
     throw new TypeError(`queryBudgetPlugin: \`circuitBreaker\` must be an object; got ${describe(breaker)}.`);
   }
+  checkKnownOptions('queryBudgetPlugin: `circuitBreaker`', breaker, ['failureThreshold', 'cooldownMs']);
   const failureThreshold = breaker.failureThreshold ?? queryBudgetDefaults.circuitBreaker.failureThreshold;
   requireNumber(failureThreshold, '`circuitBreaker.failureThreshold`', { min: 1, integer: true });
   const cooldownMs = breaker.cooldownMs ?? queryBudgetDefaults.circuitBreaker.cooldownMs;
@@ -407,6 +446,9 @@ export function resolveOptions<TContext extends BaseContext>(
     throw new TypeError(
       `queryBudgetPlugin: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(metricsOption)}.`,
     );
+  }
+  if (typeof metricsOption === 'object') {
+    checkKnownOptions('queryBudgetPlugin: `metrics`', metricsOption, ['operationName', 'maxOperationNames']);
   }
   const operationName = typeof metricsOption === 'object' ? (metricsOption.operationName ?? false) : false;
   if (typeof operationName !== 'boolean') {
