@@ -97,7 +97,11 @@ export type BudgetedSubscribe = (
 export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSubscribe {
   const config = checkOptions(options);
   const analyzers = new AnalyzerCache();
-  const analyzerOptions: CostAnalyzerOptions = { maxListSize: queryBudgetDefaults.maxListSize, ...options.analyzer };
+  const analyzerOptions: CostAnalyzerOptions = {
+    maxListSize: queryBudgetDefaults.maxListSize,
+    introspectionListSizes: 'schema',
+    ...options.analyzer,
+  };
   const store = options.store ?? new MemoryBucketStore();
   const onStoreError = options.onStoreError ?? queryBudgetDefaults.onStoreError;
   const guard = new GuardedStore({

@@ -3,6 +3,7 @@ import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js
 import { defaultChargedCost } from '../cost/analyzer.js';
 import { AnalyzerCache } from './analyzer-cache.js';
 import { checkKnownOptions } from './known-options.js';
+import { queryBudgetDefaults } from './options.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
 import { rateLimitedError, tooExpensiveError } from './errors.js';
 
@@ -20,7 +21,11 @@ export interface ChargeOperationOptions {
   store: BucketStore;
   /** What is charged for the estimate. @default `typeCost + fieldCost` */
   cost?: (estimate: CostEstimate) => number;
-  /** Cost-engine options (`defaultListSize`, `maxNodes`, …), as for `createCostAnalyzer`. */
+  /**
+   * Cost-engine options (`costModel`, `defaultListSize`, `maxNodes`, …), as for
+   * `createCostAnalyzer`; `maxListSize` is 10,000 and introspection lists are sized by the schema
+   * (`introspectionListSizes: 'schema'`) unless given, as in the plugin.
+   */
   analyzer?: CostAnalyzerOptions;
   /** Deadline of the store call (ms). @default 50 */
   timeoutMs?: number;
@@ -62,7 +67,11 @@ const OPTION_NAMES = {
 
 export async function chargeOperation(options: ChargeOperationOptions): Promise<ChargedOperation> {
   checkKnownOptions('chargeOperation', options, Object.keys(OPTION_NAMES));
-  const analyzer = analyzers.analyzerOf(options.schema, options.analyzer);
+  const analyzer = analyzers.analyzerOf(options.schema, {
+    maxListSize: queryBudgetDefaults.maxListSize,
+    introspectionListSizes: 'schema',
+    ...options.analyzer,
+  });
   const estimate = analyzer.estimate({
     document: options.document,
     operation: options.operation,

@@ -129,15 +129,25 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   maxNodes?: number;
   /**
-   * Whether introspection (`__schema`, `__type` and everything below them) costs nothing.
-   * `__typename` is always free. Off by default: nested introspection
+   * Whether introspection (`__schema`, `__type` and everything below them) costs nothing, in every
+   * operation. `__typename` is always free. Off by default: nested introspection
    * (`__schema { types { fields { type { fields … } } } }`) is then priced like any other selection
-   * (default weights, `defaultListSize` per list), so it cannot be used to make the server work for
-   * free. Turning it on is unsafe wherever introspection is enabled (Apollo Server enables it
-   * outside `NODE_ENV=production` unless told otherwise).
+   * (default weights, each introspection list at the schema's real size: its number of types, the
+   * most fields of one type, …), so it cannot be used to make the server work for free. Turning it
+   * on is unsafe wherever introspection is enabled.
    * @default false
    */
   introspectionIsFree?: boolean;
+  /**
+   * Whether an operation that selects nothing but introspection (`__schema`, `__type`,
+   * `__typename`, as schema tools send: Apollo Sandbox, GraphiQL, graphql-codegen) is charged
+   * nothing. On where Apollo Server enables introspection by default, outside production: then
+   * those tools work whatever the caller's budget, while introspection beside other fields is still
+   * priced. In production it is priced by the schema's real sizes; turn this on there only if your
+   * callers may introspect for free.
+   * @default `process.env.NODE_ENV !== 'production'`, read when the plugin is built (as Apollo Server does)
+   */
+  introspectionOnlyIsFree?: boolean;
   /**
    * graphql-query-complexity estimators used instead of the `@cost` / `@listSize` directives.
    * @default undefined (the directives)
@@ -279,6 +289,7 @@ const OPTION_NAMES = {
   maxListSize: true,
   maxNodes: true,
   introspectionIsFree: true,
+  introspectionOnlyIsFree: true,
   estimators: true,
   onStoreError: true,
   storeTimeoutMs: true,
@@ -304,6 +315,8 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   maxCost: QueryBudgetOptions<TContext>['maxCost'];
   cost: QueryBudgetOptions<TContext>['cost'];
   analyzer: CostAnalyzerOptions;
+  /** Whether operations of nothing but introspection are free (`introspectionIsFree` makes them so too). */
+  introspectionOnlyIsFree: boolean;
   onStoreError: StoreErrorPolicy;
   storeTimeoutMs: number;
   circuitBreaker: Required<CircuitBreakerOptions>;
@@ -480,7 +493,13 @@ export function resolveOptions<TContext extends BaseContext>(
   const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
   requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
-  const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize };
+  const introspectionOnlyIsFree = options.introspectionOnlyIsFree ?? process.env.NODE_ENV !== 'production';
+  if (typeof introspectionOnlyIsFree !== 'boolean') {
+    throw new TypeError(
+      `queryBudgetPlugin: \`introspectionOnlyIsFree\` must be a boolean; got ${describe(introspectionOnlyIsFree)}.`,
+    );
+  }
+  const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize, introspectionListSizes: 'schema' };
   if (options.costModel !== undefined) analyzer.costModel = options.costModel;
   if (options.defaultListSize !== undefined) analyzer.defaultListSize = options.defaultListSize;
   if (options.maxNodes !== undefined) analyzer.maxNodes = options.maxNodes;
@@ -495,6 +514,7 @@ export function resolveOptions<TContext extends BaseContext>(
     maxCost,
     cost: options.cost,
     analyzer,
+    introspectionOnlyIsFree: introspectionOnlyIsFree || introspectionIsFree,
     onStoreError,
     storeTimeoutMs,
     circuitBreaker: { failureThreshold, cooldownMs },

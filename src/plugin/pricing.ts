@@ -44,6 +44,8 @@ export interface PricingOptions<TContext extends BaseContext> {
   /** The `cost` option: tokens charged for an estimate of a request. */
   cost: ((estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number) | undefined;
   estimateCacheMaxBytes: number;
+  /** Whether operations of nothing but introspection are charged nothing. */
+  introspectionOnlyIsFree: boolean;
 }
 
 /** Thrown when the `cost` option returns something that is not a charge. */
@@ -114,7 +116,7 @@ export class OperationPricer<TContext extends BaseContext> {
     const { estimate } = outcome;
     const { operation } = requestContext;
     const free =
-      this.#options.analyzer.introspectionIsFree === true &&
+      this.#options.introspectionOnlyIsFree &&
       operation !== undefined &&
       isIntrospectionOnly(requestContext.document, operation);
     const requested = free ? 0 : this.chargeOf(estimate, requestContext);

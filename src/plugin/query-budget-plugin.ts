@@ -71,6 +71,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     analyzer: config.analyzer,
     cost: config.cost,
     estimateCacheMaxBytes: config.estimateCacheMaxBytes,
+    introspectionOnlyIsFree: config.introspectionOnlyIsFree,
   });
   const inputs = new RequestInputResolver(config);
   const annotator = new ResponseAnnotator(config.policyName);
