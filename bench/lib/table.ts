@@ -5,7 +5,7 @@ const HEADER = ['Variant', 'Result', 'Ratio', 'Goal', 'Verdict'];
 function cells(row: Row): string[] {
   const ratio = row.ratio ? `${formatRatio(row.ratio.value)} ${row.ratio.of}` : '';
   const goal = row.goal ? formatGoal(row.goal) : '';
-  const verdict = row.met === undefined ? '' : row.met ? 'met' : 'SHORT';
+  const verdict = row.met === undefined ? '' : row.met ? 'met' : 'missed';
   return [row.variant, row.value, ratio, goal, verdict];
 }
 
