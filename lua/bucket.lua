@@ -69,14 +69,15 @@
 --   formatted with %.17g (a Lua number reply would be truncated). Tokens left, retry and reset
 --   times follow from these, the amount and the policy (src/bucket/bucket-math.ts).
 
-local TICKS = 4000000               -- ticks per second
+-- Constants: 4000000 ticks per second (TICKS); 9007199254740992 = 2^53, below which whole numbers
+-- are exact integer replies; MAX_REFILL_SECONDS.
 local MAX_REFILL_SECONDS = 1e9      -- longest time a bucket may take to refill (s)
 local MGET_CHUNK = 1000             -- keys per MGET (unpack has a limit)
-local EXACT = 9007199254740992      -- 2^53: whole numbers below it are exact integer replies
 
 -- The hot path avoids function calls (each costs about as much as a dozen arithmetic steps):
 -- floor(x) is written x - x % 1, which is the same for every finite x (Lua's % is x - floor(x)).
--- Helpers capture few locals: a closure is made on every call, and each local it captures costs.
+-- Helpers capture few locals: a closure is made on every call, and each local it captures costs
+-- (so they spell the constants out).
 -- Globals (KEYS, ARGV, string.*) are table lookups on every use: the hot path reads locals.
 local KEYS, ARGV, tonumber = KEYS, ARGV, tonumber
 local format, find, sub, byte = string.format, string.find, string.sub, string.byte
@@ -84,14 +85,14 @@ local huge = math.huge
 
 -- A reply number: integer replies are exact below 2^53; anything else goes as a string (%.17g).
 local function out(value)
-  if value % 1 == 0 and value < EXACT and value > -EXACT then return value end
+  if value % 1 == 0 and value < 9007199254740992 and value > -9007199254740992 then return value end   -- 2^53
   return format('%.17g', value)
 end
 
 -- The number in `text` if it is finite and >= 0 (> 0 when `mustBePositive`), or nil and an error
 -- message. Parsed once per call: tonumber is strtod, and a batch repeats its policies and costs.
--- Valid texts are kept in `nonNegative` / `positive`, which the hot path reads without a call.
-local parsed, nonNegative, positive = {}, {}, {}
+-- Valid texts (finite and >= 0) are kept in `valid`, which the hot path reads without a call.
+local parsed, valid = {}, {}
 local function number(name, text, mustBePositive)
   local value = parsed[text]
   if value == nil then
@@ -99,7 +100,7 @@ local function number(name, text, mustBePositive)
     parsed[text] = value
   end
   if value and value >= 0 and value < huge and (value > 0 or not mustBePositive) then
-    if mustBePositive then positive[text] = value else nonNegative[text] = value end
+    valid[text] = value
     return value
   end
   if not value then
@@ -139,10 +140,11 @@ else
     for i = first, last do got[i] = chunk[i - first + 1] end
   end
 end
--- What this call writes, by the position in KEYS of the operation that wrote it: the new value
--- (false: no key) and its PXAT (ms; false: no TTL). `latest` gives a key's last such position,
--- where a later operation on the key reads it and from where it is written at the end.
-local value, expiry, latest = {}, {}, {}
+-- What this call writes, by the position i in KEYS of the operation that wrote it: the new value
+-- (false: no key) at new[2i - 1] and its PXAT (ms; false: no TTL) at new[2i]. `latest` gives a
+-- key's last such position, where a later operation on the key reads it and from where it is
+-- written at the end.
+local new, latest = {}, {}
 local written, writes = {}, 0       -- positions written, in order
 local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a write stores)
 
@@ -151,7 +153,7 @@ local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a
 -- when it refills).
 local function load(key, index, capacity, refill, rateText)
   local last, stored = latest[key], nil
-  if last then stored = value[last] else stored = got[index] end
+  if last then stored = new[2 * last - 1] else stored = got[index] end
   if not stored then return 0, tick end
   local at, kept, keptRate
   local colon = find(stored, ':', 1, true)
@@ -186,7 +188,7 @@ local function load(key, index, capacity, refill, rateText)
     if at > tick then
       -- The missing tokens, snapped to the nearest whole number when within half a µs of refill
       -- (at most 0.001 token) of it, since only the tick rounding can put them there.
-      missing = (at - tick) * rate / TICKS
+      missing = (at - tick) * rate / 4000000   -- TICKS
       local half = missing + 0.5
       local whole = half - half % 1
       local radius = rate * 5e-7
@@ -202,9 +204,9 @@ local function load(key, index, capacity, refill, rateText)
   end
   local base = tick
   if refill > 0 then
-    if missing > MAX_REFILL_SECONDS * refill then missing = MAX_REFILL_SECONDS * refill end
+    if missing > 1e9 * refill then missing = 1e9 * refill end   -- MAX_REFILL_SECONDS
     -- round(tick + missing * TICKS / refill): the nearest whole number, ties to even.
-    local full = tick + missing * TICKS / refill
+    local full = tick + missing * 4000000 / refill   -- TICKS
     base = full - full % 1
     local rest = full - base
     if rest > 0.5 or (rest == 0.5 and base % 2 == 1) then base = base + 1 end
@@ -220,27 +222,27 @@ local function save(key, index, short, refill, rateText)
   written[writes] = index
   if refill > 0 then
     -- round(tick + short * TICKS / refill): the nearest whole number, ties to even.
-    local full = tick + short * TICKS / refill
+    local full = tick + short * 4000000 / refill   -- TICKS
     local full_at = full - full % 1
     local rest = full - full_at
     if rest > 0.5 or (rest == 0.5 and full_at % 2 == 1) then full_at = full_at + 1 end
     if short <= 0 or full_at <= tick then
-      value[index], expiry[index] = false, false
+      new[2 * index - 1], new[2 * index] = false, false
       return 0
     end
-    value[index] = format('%x:%s', full_at, kept7[rateText])
+    new[2 * index - 1] = format('%x:%s', full_at, kept7[rateText])
     -- PXAT: full_at in ms, rounded up (a whole number: the %d string Redis would parse).
     local ms = full_at / 4000
     local whole = ms - ms % 1
     if whole < ms then whole = whole + 1 end
-    expiry[index] = format('%d', whole)
+    new[2 * index] = format('%d', whole)
     return out(full_at - tick)
   end
   if short <= 0 then
-    value[index], expiry[index] = false, false
+    new[2 * index - 1], new[2 * index] = false, false
     return 0
   end
-  value[index], expiry[index] = format('%.17g', -short), false
+  new[2 * index - 1], new[2 * index] = format('%.17g', -short), false
   return out(short)
 end
 
@@ -279,7 +281,7 @@ while arg <= args do
   -- operation that fails a check, or whose deadline passed, answers each bucket and does nothing.
   local amount, err, status = 0, nil, nil
   if kind ~= 'p' then
-    amount = nonNegative[amountText]
+    amount = valid[amountText]
     if amount == nil then amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false) end
   end
   if err == nil and deadlineText ~= '' then
@@ -299,11 +301,11 @@ while arg <= args do
     for i = 1, n do
       if err ~= nil then break end
       local capacityText = ARGV[policies + 2 * i - 2]
-      capacity = positive[capacityText]
-      if capacity == nil then capacity, err = number('capacity', capacityText, true) end
+      capacity = valid[capacityText]
+      if capacity == nil or capacity == 0 then capacity, err = number('capacity', capacityText, true) end
       if err == nil then
         rateText = ARGV[policies + 2 * i - 1]
-        refill = nonNegative[rateText]
+        refill = valid[rateText]
         if refill == nil then refill, err = number('refillPerSecond', rateText, false) end
       end
       if err == nil and refill > 0 then
@@ -401,12 +403,12 @@ for i = 1, writes do
   local at = written[i]
   local key = KEYS[at]
   if latest[key] == at then
-    local new, pxat = value[at], expiry[at]
-    if new then
+    local stored, pxat = new[2 * at - 1], new[2 * at]
+    if stored then
       if pxat then
-        redis.call('SET', key, new, 'PXAT', pxat)
+        redis.call('SET', key, stored, 'PXAT', pxat)
       else
-        redis.call('SET', key, new)
+        redis.call('SET', key, stored)
       end
     elseif got[at] then
       redis.call('DEL', key)
