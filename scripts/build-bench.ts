@@ -31,6 +31,7 @@ export const BENCH_ENTRIES = [
   'bench/http/deny-cache-server.ts',
   'bench/profile-http.ts',
   'bench/profile-in-process.ts',
+  'bench/response-write.ts',
   'bench/callgrind-script.ts',
 ] as const;
 
