@@ -8,9 +8,10 @@
  * file and function and divided by that variant's requests. Prints the two side by side, then the
  * built package's own functions (`dist/esm/…:line name`).
  *
- *   npm run bench:profile-in-process -- [variant] [rounds]
- *     variant  apollo-memory (default) or another id of bench/in-process/variants.ts with a baseline
- *     rounds   rounds of 1,000 requests per variant (default 20)
+ *   npm run bench:profile-in-process -- [variant] [rounds] [--functions <place>]
+ *     variant      apollo-memory (default) or another id of bench/in-process/variants.ts with a baseline
+ *     rounds       rounds of 1,000 requests per variant (default 20)
+ *     --functions  also list the functions of a place of the table, e.g. pkg/ioredis (repeatable)
  *
  * The profiler adds its own cost (10–20 % here): compare the columns, not the absolute figures
  * with the in-process section's.
@@ -42,7 +43,10 @@ async function drive(variant: InProcessVariant, server: InProcessServer, count: 
 
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-const { positionals } = parseArgs({ allowPositionals: true });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { functions: { type: 'string', multiple: true } },
+});
 const id = positionals[0] ?? 'apollo-memory';
 const rounds = Number(positionals[1] ?? 20);
 const variant = IN_PROCESS_VARIANTS.find((candidate) => candidate.id === id);
@@ -76,7 +80,12 @@ try {
   session.disconnect();
   const of = (each: InProcessVariant) => {
     const spans = windows.get(each)!;
-    return breakdown(profile, rounds * PER_ROUND, (at) => spans.some(([start, end]) => at >= start && at < end));
+    return breakdown(
+      profile,
+      rounds * PER_ROUND,
+      (at) => spans.some(([start, end]) => at >= start && at < end),
+      values.functions ?? [],
+    );
   };
   printComparison(of(baseline), baseline.id, of(variant), variant.id);
 } finally {

@@ -1,4 +1,5 @@
-import { MemoryBucketStore } from 'graphql-budget';
+import { MemoryBucketStore, RedisBucketStore } from 'graphql-budget';
+import { Redis } from 'ioredis';
 import { storeFromEnv } from '../../examples/bookstore/stores.js';
 import { startApolloServer } from './apollo-server.js';
 import type { InProcessServer, InProcessVariant } from './variant.js';
@@ -37,6 +38,26 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
       if (!(await selected.ready())) throw new Error(`store not ready: ${selected.description}`);
       const server = await startApolloServer(selected.store);
       return { request: server.request, stop: () => server.stop().finally(() => selected.close()) };
+    },
+  },
+  {
+    id: 'apollo-redis-unpipelined',
+    label: 'Apollo Server + plugin + RedisBucketStore, ioredis without auto-pipelining',
+    baseline: 'apollo-bare',
+    plugin: true,
+    redis: true,
+    start: async ({ redisUrl }): Promise<InProcessServer> => {
+      // The example's client options less auto-pipelining: the store's own batching alone.
+      const client = new Redis(redisUrl, {
+        enableAutoPipelining: false,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        autoResendUnfulfilledCommands: false,
+        lazyConnect: true,
+      });
+      await client.connect();
+      const server = await startApolloServer(new RedisBucketStore(client));
+      return { request: server.request, stop: () => server.stop().finally(() => client.disconnect()) };
     },
   },
 ];

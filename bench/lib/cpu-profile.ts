@@ -15,7 +15,7 @@ export interface Breakdown {
   requests: number;
   /** µs per request, by package (`pkg/<name>`), file of this repository, or V8's own label. */
   byPlace: Map<string, number>;
-  /** µs per request, by function of the built package (`dist/…`, `file:line name`). */
+  /** µs per request, by function of the built package (`dist/…`) or of the places asked for (`file:line name`). */
   byFunction: Map<string, number>;
   /** All sampled time per request (µs), idle included. */
   total: number;
@@ -37,9 +37,15 @@ export function placeOf(url: string, functionName: string): string {
  * Sums each node's self time (its samples, each weighted by the time to the next sample) per
  * place and per function of `dist/`, divided by the `requests` the profiled time answered. With
  * `keep`, only the samples taken at the instants it accepts count (µs on the profile's clock,
- * the monotonic clock of `process.hrtime`).
+ * the monotonic clock of `process.hrtime`). Functions are listed for `dist/` and for the places
+ * that start with one of `places` (e.g. `pkg/ioredis`).
  */
-export function breakdown(profile: CpuProfile, requests: number, keep?: (atUs: number) => boolean): Breakdown {
+export function breakdown(
+  profile: CpuProfile,
+  requests: number,
+  keep?: (atUs: number) => boolean,
+  places: readonly string[] = [],
+): Breakdown {
   const selfUs = new Map<number, number>();
   const deltas = profile.timeDeltas;
   if (deltas !== undefined && deltas.length === profile.samples.length) {
@@ -67,8 +73,14 @@ export function breakdown(profile: CpuProfile, requests: number, keep?: (atUs: n
     const { url, functionName, lineNumber } = node.callFrame;
     const place = placeOf(url, functionName);
     byPlace.set(place, (byPlace.get(place) ?? 0) + us);
-    if (place.startsWith('dist/')) {
-      const name = `${place}:${lineNumber + 1} ${functionName || '(anonymous)'}`;
+    if (place.startsWith('dist/') || places.some((prefix) => place.startsWith(prefix))) {
+      // A package's file is named after the package: `pkg/ioredis built/Command.js:120 toWritable`.
+      const inPackage = url.lastIndexOf('node_modules/');
+      const file =
+        inPackage < 0
+          ? place
+          : `${place} ${url.slice(inPackage + 'node_modules/'.length + place.length - 'pkg/'.length + 1)}`;
+      const name = `${file}:${lineNumber + 1} ${functionName || '(anonymous)'}`;
       byFunction.set(name, (byFunction.get(name) ?? 0) + us);
     }
   }
@@ -92,6 +104,8 @@ export function printComparison(base: Breakdown, baseName: string, other: Breakd
   }
   const functions = [...other.byFunction].sort((a, b) => b[1] - a[1]);
   const sum = functions.reduce((total, [, us]) => total + us, 0);
-  console.log(`\n${otherName}: the built package's functions, self time (µs per request; ${sum.toFixed(1)} in all)`);
+  console.log(
+    `\n${otherName}: functions of the built package (and of the places asked for), self time (µs per request; ${sum.toFixed(1)} in all)`,
+  );
   for (const [name, us] of functions.slice(0, 40)) console.log(`${fmt(us)}  ${name}`);
 }
