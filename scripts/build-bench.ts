@@ -22,7 +22,6 @@ import { build, type Plugin } from 'rolldown';
 
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
 const src = join(root, 'src');
-const out = join(root, '.build');
 
 /** The scripts `npm run bench` and the profiling tools start (each a process of its own). */
 export const BENCH_ENTRIES = [
@@ -36,8 +35,13 @@ export const BENCH_ENTRIES = [
   'bench/callgrind-script.ts',
 ] as const;
 
-/** Sends every import of the library's sources to the built package. */
-function builtPackage(): Plugin {
+/**
+ * Sends every import of the library's sources to the built package: `src/index.ts` to
+ * `graphql-budget`, another file of `src/` to its twin under `dist/esm/`, as a path relative to
+ * where the importer's compiled file lands under `out`. With `checkBuilt`, a twin that is not
+ * built fails the build.
+ */
+function builtPackage(out: string, checkBuilt: boolean): Plugin {
   return {
     name: 'graphql-budget-built-package',
     resolveId(source, importer) {
@@ -48,7 +52,7 @@ function builtPackage(): Plugin {
       if (inSrc.startsWith('..') || isAbsolute(inSrc)) return null;
       if (inSrc === 'index') return { id: 'graphql-budget', external: true };
       const built = join(root, 'dist/esm', `${inSrc}.js`);
-      if (!existsSync(built))
+      if (checkBuilt && !existsSync(built))
         throw new Error(
           `${relative(root, importer)} imports ${source}: ${relative(root, built)} is not built (npm run build)`,
         );
@@ -60,12 +64,21 @@ function builtPackage(): Plugin {
   };
 }
 
-export async function buildBench(): Promise<void> {
+export interface BuildBenchOptions {
+  /** Where the compiled files go. @default `.build` in the repository */
+  out?: string;
+  /** Whether an import of a file of `src/` that `dist/esm` lacks fails the build. @default true */
+  checkBuilt?: boolean;
+}
+
+/** Compiles `BENCH_ENTRIES` and the modules they import (the package excepted) under `out`. */
+export async function buildBench(options: BuildBenchOptions = {}): Promise<void> {
+  const out = options.out ?? join(root, '.build');
   rmSync(out, { recursive: true, force: true });
   await build({
     input: BENCH_ENTRIES.map((entry) => join(root, entry)),
     platform: 'node',
-    plugins: [builtPackage()],
+    plugins: [builtPackage(out, options.checkBuilt ?? true)],
     // Packages (peers and dev dependencies alike) are loaded by Node from node_modules.
     external: (id) => !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0'),
     resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
@@ -83,5 +96,5 @@ export async function buildBench(): Promise<void> {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await buildBench();
-  console.log(`build-bench: ${BENCH_ENTRIES.length} entries compiled to ${relative(root, out)}/`);
+  console.log(`build-bench: ${BENCH_ENTRIES.length} entries compiled to .build/`);
 }
