@@ -37,6 +37,8 @@ export interface SectionResult {
   notes: string[];
   /** Wall-clock seconds the section took. */
   seconds: number;
+  /** `goals`: the goals table (a measure per row, its figure, goal and verdict; no ratio column). */
+  layout?: 'goals';
 }
 
 export interface MachineInfo {

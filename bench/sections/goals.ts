@@ -110,5 +110,6 @@ export function goals(sections: readonly SectionResult[]): SectionResult {
     rows,
     notes: [`${judged - missed} of ${judged} goals met.`],
     seconds: 0,
+    layout: 'goals',
   };
 }
