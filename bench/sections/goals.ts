@@ -30,7 +30,7 @@ const GOALS: readonly GoalSpec[] = [
     source: { section: 'in-process', variant: label('apollo-memory') },
     figure: (m) => m.addedMicrosMedian!,
     text: (m) =>
-      `${signedUs(m.addedMicrosMedian!)} (IQR ${signedUs(m.addedMicrosQ1!)} to ${signedUs(m.addedMicrosQ3!)}) on ${formatUs(m.cpuMicrosPerRequestMedian! - m.addedMicrosMedian!)} bare`,
+      `${signedUs(m.addedMicrosMedian!)} (IQR ${signedUs(m.addedMicrosQ1!)} to ${signedUs(m.addedMicrosQ3!)}); bare ${formatUs(m.baselineCpuMicrosMedian!)}`,
   },
   {
     measure: 'in-process CPU the plugin adds per request, RedisBucketStore (client side)',
@@ -55,7 +55,7 @@ const GOALS: readonly GoalSpec[] = [
     source: { section: 'http-latency', variant: VARIANT_LABELS['plugin-redis'] },
     figure: (m) => m.addedP99UsMedian!,
     text: (m) =>
-      `${signedUs(m.addedP99UsMedian!)} (IQR ${signedUs(m.addedP99UsQ1!)} to ${signedUs(m.addedP99UsQ3!)}) on p99 ${formatUs(m.p99Us! - m.addedP99UsMedian!)} bare`,
+      `${signedUs(m.addedP99UsMedian!)} (IQR ${signedUs(m.addedP99UsQ1!)} to ${signedUs(m.addedP99UsQ3!)}); bare p99 ${formatUs(m.bareP99Us!)}`,
   },
   {
     measure: 'redis-server CPU per batched consume',

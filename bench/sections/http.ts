@@ -253,6 +253,7 @@ export async function httpLatency(options: HttpLatencyOptions): Promise<SectionR
     const added99 = measured.map((run, round) => run.p99Us - bare[round]!.p99Us);
     const [low99, high99] = quartiles(added99);
     Object.assign(metrics, {
+      bareP99Us: median(bare.map((run) => run.p99Us)),
       addedP50UsMedian: median(added50),
       addedP99UsMedian: median(added99),
       addedP99UsQ1: low99,

@@ -162,6 +162,7 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
     if (added !== undefined) {
       const [addedLow, addedHigh] = quartiles(added);
       Object.assign(metrics, {
+        baselineCpuMicrosMedian: median(figures.get(variant.baseline!)!.cpuPerRequest),
         addedMicrosMedian: median(added),
         addedMicrosQ1: addedLow,
         addedMicrosQ3: addedHigh,
