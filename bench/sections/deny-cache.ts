@@ -134,7 +134,7 @@ export async function denyCache(options: DenyCacheOptions): Promise<SectionResul
   const refusalCpuUs = { on: 0, off: 0 };
   try {
     for (const server of [servers.on, servers.off])
-      await traffic(server, { ...options, seconds: 1 }, undefined, undefined);
+      await traffic(server, { ...options, seconds: Math.min(1, options.seconds) }, undefined, undefined);
     // The well-behaved callers' load: half of what the server answers them at full speed, alone.
     const capacity = (await traffic(servers.on, options, undefined, null)).othersPerSecond;
     rate = Math.max(10, Math.round(capacity / 2));
