@@ -69,7 +69,7 @@ const SETTINGS = {
     store: { inFlight: 64, keys: 1000, rounds: 2, seconds: 0.25 },
     memory: { keys: 5_000 },
     cost: { rounds: 3, callsPerRound: 5 },
-    http: { connections: 16, rounds: 1, seconds: 0.5, warmUpSeconds: 0.25 },
+    http: { connections: 16, rounds: 1, seconds: 0.5, warmUpSeconds: 0 },
     latency: { connections: 8, rate: 100, rounds: 1, seconds: 0.5 },
     denyCache: { connections: 4, rounds: 1, seconds: 0.5 },
   },
