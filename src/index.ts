@@ -45,6 +45,7 @@ export { CostLintRule, lintCostSchema, type CostLintFinding } from './cost/cost-
 export { queryBudgetPlugin } from './plugin/query-budget-plugin.js';
 export { queryBudgetDefaults, type BudgetMode, type QueryBudgetOptions } from './plugin/options.js';
 export { BudgetErrorCode } from './plugin/errors.js';
+export { budgetExposedHeaders } from './plugin/cors-headers.js';
 export type { BudgetStatus, CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
 export type { BudgetLimit } from './plugin/limits.js';
 export type { CircuitBreakerOptions } from './plugin/circuit-breaker.js';

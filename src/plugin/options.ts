@@ -185,6 +185,28 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   exposeCost?: boolean | ((requestContext: GraphQLRequestContext<TContext>) => boolean);
   /**
+   * What happens to a response that Apollo's cache control would let a shared cache (a CDN, a
+   * proxy) keep (`cache-control: max-age=…, public`), when the plugin adds the caller's budget to it
+   * (`extensions.cost`, the RateLimit headers): `'private'` keeps the annotation and restricts the
+   * response's cache policy to `PRIVATE`, so only the caller's own client may cache it;
+   * `'unannotated'` leaves such responses public and sends them without the caller's budget (no
+   * `extensions.cost`, no RateLimit headers; a `rateLimit` field the client selects is its own).
+   * Either way no shared cache serves one caller's budget to another.
+   * @default 'private'
+   */
+  cacheableResponses?: 'private' | 'unannotated';
+  /**
+   * Browsers: the plugin lists the budget headers it sends (`RateLimit`, `RateLimit-Policy`,
+   * `Retry-After`) in `Access-Control-Expose-Headers` on responses to cross-origin requests (with an
+   * `Origin` header), merged with what the response already exposes. Apollo's integrations
+   * (standalone, Express, Fastify) write the response's headers after your CORS middleware and
+   * replace its `Access-Control-Expose-Headers`: list here the headers your CORS middleware
+   * exposes (its `exposedHeaders`) so they stay exposed, or pass `false` and add
+   * `budgetExposedHeaders` to your middleware's list instead.
+   * @default [] (the budget headers only)
+   */
+  corsExposeHeaders?: readonly string[] | false;
+  /**
    * The policy name in the RateLimit headers (letters, digits, `_ . : -`; at most 64).
    * @default 'budget'
    */
@@ -273,6 +295,8 @@ export const queryBudgetDefaults = {
   denyCacheMaxEntries: 10_000,
   maxListSize: 10_000,
   dryRunLimit: { capacity: 10, refillPerSecond: 1 },
+  cacheableResponses: 'private',
+  corsExposeHeaders: [],
 } as const satisfies Partial<QueryBudgetOptions>;
 
 /** Every option's name, so that an unknown one is refused (the type keeps the list complete). */
@@ -295,6 +319,8 @@ const OPTION_NAMES = {
   storeTimeoutMs: true,
   circuitBreaker: true,
   exposeCost: true,
+  cacheableResponses: true,
+  corsExposeHeaders: true,
   policyName: true,
   fieldBreakdown: true,
   debugHeader: true,
@@ -321,6 +347,8 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   storeTimeoutMs: number;
   circuitBreaker: Required<CircuitBreakerOptions>;
   exposeCost: NonNullable<QueryBudgetOptions<TContext>['exposeCost']>;
+  cacheableResponses: 'private' | 'unannotated';
+  corsExposeHeaders: readonly string[] | false;
   policyName: string;
   fieldBreakdown: NonNullable<QueryBudgetOptions<TContext>['fieldBreakdown']>;
   debugHeader: string;
@@ -437,6 +465,24 @@ export function resolveOptions<TContext extends BaseContext>(
       `queryBudgetPlugin: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`,
     );
   }
+  const cacheableResponses = options.cacheableResponses ?? queryBudgetDefaults.cacheableResponses;
+  if (cacheableResponses !== 'private' && cacheableResponses !== 'unannotated') {
+    throw new RangeError(
+      `queryBudgetPlugin: \`cacheableResponses\` must be 'private' or 'unannotated'; got ${describe(cacheableResponses)}.`,
+    );
+  }
+  const corsExposeHeaders = options.corsExposeHeaders ?? queryBudgetDefaults.corsExposeHeaders;
+  if (
+    corsExposeHeaders !== false &&
+    !(
+      Array.isArray(corsExposeHeaders) &&
+      corsExposeHeaders.every((name) => typeof name === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    )
+  ) {
+    throw new TypeError(
+      `queryBudgetPlugin: \`corsExposeHeaders\` must be false or an array of header names; got ${describe(corsExposeHeaders)}.`,
+    );
+  }
   const policyName = options.policyName ?? queryBudgetDefaults.policyName;
   if (typeof policyName !== 'string' || !POLICY_NAME_PATTERN.test(policyName)) {
     throw new RangeError(
@@ -519,6 +565,8 @@ export function resolveOptions<TContext extends BaseContext>(
     storeTimeoutMs,
     circuitBreaker: { failureThreshold, cooldownMs },
     exposeCost,
+    cacheableResponses,
+    corsExposeHeaders,
     policyName,
     fieldBreakdown,
     debugHeader,

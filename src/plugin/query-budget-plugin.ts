@@ -33,6 +33,7 @@ import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
 import { dryRunFields, executeRateLimitOnly, setRateLimitView } from './rate-limit-field.js';
 import { faultMessage, RequestInputResolver } from './request-inputs.js';
 import { ResponseAnnotator } from './response-annotation.js';
+import { exposeBudgetHeaders } from './cors-headers.js';
 import type { MeteredExecution } from './metered-execution.js';
 
 /** A read-only store call at startup (`peek` writes nothing). */
@@ -249,7 +250,18 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         if (after) budget.view = settledView(budget.view, after);
       }
     }
+    if (budget.expose && config.cacheableResponses === 'unannotated') {
+      // A response a shared cache may keep goes out without the caller's budget.
+      if (requestContext.overallCachePolicy.policyIfCacheable()?.scope === 'PUBLIC') budget.expose = false;
+    }
     if (budget.expose) annotator.annotate(requestContext, budget, charged);
+    if (config.corsExposeHeaders !== false) {
+      exposeBudgetHeaders(
+        requestContext.request.http?.headers,
+        requestContext.response.http.headers,
+        config.corsExposeHeaders,
+      );
+    }
     return { charged, actual, executed, settleMs: performance.now() - started };
   }
 
@@ -277,6 +289,8 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
 
     async requestDidStart() {
       let decision: Promise<Budget> | undefined;
+      /** The decision once made (read without awaiting where another plugin's hook runs right after ours). */
+      let decided: Budget | undefined;
       let metered: MeteredExecution | undefined;
       return {
         async didResolveOperation(requestContext) {
@@ -285,6 +299,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
           let budget: Budget;
           try {
             budget = await decision;
+            decided = budget;
           } catch (error) {
             // A GraphQLError from `identify` or `policy` is the server's own answer to the client.
             if (error instanceof GraphQLError) throw error;
@@ -328,6 +343,13 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         },
 
         async willSendResponse(requestContext) {
+          // The response will carry this caller's budget: no shared cache may serve it to another.
+          // Restricted here, before the first await: Apollo's cache control computes the
+          // Cache-Control header in its own willSendResponse, which runs as soon as ours awaits (and
+          // a policy restricted before execution would make it skip the schema's hints altogether).
+          if (decided?.expose === true && config.cacheableResponses === 'private') {
+            requestContext.overallCachePolicy.restrict({ scope: 'PRIVATE' });
+          }
           if (!decision) return;
           // Another plugin may have rejected the operation while ours was still deciding.
           const budget = await decision.catch(() => undefined);
