@@ -29,6 +29,8 @@ export type Price =
   | {
       /** Tokens to take before execution. */
       readonly requested: number;
+      /** An operation of nothing but introspection that is charged nothing (`introspectionOnlyIsFree`). */
+      readonly free?: boolean;
       /** The per-field breakdown, when asked for (at most `MAX_BREAKDOWN_ENTRIES` entries). */
       readonly fields?: FieldCostBreakdown[];
       /** True when the breakdown had more entries than were kept. */
@@ -119,7 +121,8 @@ export class OperationPricer<TContext extends BaseContext> {
       this.#options.introspectionOnlyIsFree &&
       operation !== undefined &&
       isIntrospectionOnly(requestContext.document, operation);
-    const requested = free ? 0 : this.chargeOf(estimate, requestContext);
+    if (free) return { requested: 0, free: true };
+    const requested = this.chargeOf(estimate, requestContext);
     if (!breakdown) return { requested };
     const fields = estimate.fields ?? [];
     if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };
@@ -142,7 +145,6 @@ export class OperationPricer<TContext extends BaseContext> {
     requested: number,
     metered: MeteredExecution | undefined,
   ): { charged: number | null; actual: number | null } {
-    if (requested === 0) return { charged: 0, actual: null };
     const body = requestContext.response.body;
     if (body.kind !== 'single') return { charged: null, actual: null };
     const { data } = body.singleResult;

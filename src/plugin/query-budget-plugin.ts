@@ -93,6 +93,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       expose: expose && !skipped,
       requested: 0,
       priced: false,
+      free: false,
       fields: undefined,
       fieldsTruncated: false,
       charge: undefined,
@@ -127,6 +128,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     }
     budget.priced = true;
     budget.requested = price.requested;
+    budget.free = price.free === true;
     budget.fields = price.fields;
     budget.fieldsTruncated = price.fieldsTruncated === true;
     const { limits } = budget;
@@ -228,7 +230,9 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     const executed = budget.rejection === undefined || budget.mode === 'measure';
     let charged: number | null = 0;
     let actual: number | null = null;
-    if (executed && budget.priced && !budget.dryRun) {
+    // An operation priced 0 is settled too (a list that came back anyway is charged), unless it was
+    // free by decision (introspection alone, outside production).
+    if (executed && budget.priced && !budget.dryRun && !budget.free) {
       ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested, metered));
       const difference = charged === null ? 0 : budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
