@@ -200,11 +200,15 @@ export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSu
 
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) {
-      // Not a subscription, or its source failed to start: nothing runs, the charge comes back.
-      if (subscribed.store !== undefined) await guard.refund(subscribed.store, limits, requested, storeLogger);
+      // The source failed to start: its subscribe resolver ran (or was tried), and the charge stays.
       return source as ExecutionResult;
     }
-    const events = source as AsyncGenerator<unknown, unknown, unknown>;
+    // Any async iterable (a ReadableStream has no next() of its own): its iterator.
+    const events = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]() as AsyncIterator<
+      unknown,
+      unknown,
+      unknown
+    >;
 
     /** Settles one resolved event: refunds what its resolvers did not return, takes what they returned beyond. */
     const settle = async (result: ExecutionResult, paidTo: BucketStore | undefined): Promise<void> => {

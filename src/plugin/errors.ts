@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getLocation, type ASTNode } from 'graphql';
 import type { HeaderMap } from '@apollo/server';
 import { CostAnalysisError } from '../cost/errors.js';
 
@@ -21,6 +21,11 @@ export const BudgetErrorCode = {
    * the cause is logged server-side. Apollo Server's own code for the same class of error.
    */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /**
+   * HTTP 400: `rateLimit(dryRun: true)` below the operation's root (under a field that returns the
+   * query type again): a dry run answers with `rateLimit` alone at the root, so it cannot be one.
+   */
+  DRY_RUN_NOT_AT_ROOT: 'DRY_RUN_NOT_AT_ROOT',
 } as const;
 
 export type BudgetErrorCode = (typeof BudgetErrorCode)[keyof typeof BudgetErrorCode];
@@ -103,6 +108,19 @@ export function dryRunLimitedError(input: {
     input.http,
     retry === null ? {} : { retryAfter: retry },
   );
+}
+
+/** A `rateLimit(dryRun: true)` below the root, which no dry run can answer: HTTP 400. */
+export function nestedDryRunError(node: ASTNode, http: ErrorHttp): GraphQLError {
+  const error = budgetError(
+    'rateLimit(dryRun: true) must be selected at the root of the operation: a dry run answers with rateLimit ' +
+      'alone there, and nothing else runs. Move it to the root, or ask with dryRun: false.',
+    BudgetErrorCode.DRY_RUN_NOT_AT_ROOT,
+    http,
+  );
+  (error as { locations: unknown }).locations =
+    node.loc === undefined ? undefined : [getLocation(node.loc.source, node.loc.start)];
+  return error;
 }
 
 export function tooExpensiveError(input: { estimatedCost: number; maxCost: number; http?: ErrorHttp }): GraphQLError {

@@ -18,6 +18,7 @@ import {
   costAnalysisError,
   dryRunLimitedError,
   internalError,
+  nestedDryRunError,
   rateLimitedError,
   retryAfterSeconds,
   tooExpensiveError,
@@ -30,7 +31,7 @@ import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type QueryBudgetOptions } from './options.js';
 import { ChargeFunctionError, OperationPricer } from './pricing.js';
 import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
-import { dryRunFields, executeRateLimitOnly, setRateLimitView } from './rate-limit-field.js';
+import { dryRunFields, executeRateLimitOnly, nestedDryRun, setRateLimitView } from './rate-limit-field.js';
 import { faultMessage, RequestInputResolver } from './request-inputs.js';
 import { ResponseAnnotator } from './response-annotation.js';
 import { exposeBudgetHeaders } from './cors-headers.js';
@@ -151,6 +152,14 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       schema === undefined || operation === undefined
         ? undefined
         : dryRunFields(schema, requestContext.document, operation, requestContext.request.variables);
+    if (budget.dryRun === undefined && schema !== undefined && operation !== undefined) {
+      const nested = nestedDryRun(schema, requestContext.document, operation, requestContext.request.variables);
+      if (nested !== undefined) {
+        budget.result = CostResult.QUERY_PARSE_FAILURE;
+        budget.rejection = nestedDryRunError(nested, errorHttp(requestContext, 400));
+        return;
+      }
+    }
     const charged = await chargeBuckets({
       guard,
       denyCache,

@@ -85,12 +85,32 @@ describe('budgetedSubscribe', () => {
     expect((await store.peek('ann', policy)).remaining).toBe(100);
   });
 
-  it('gives the charge back when the source does not start', async () => {
+  it('keeps the charge when the source does not start: its subscribe resolver ran', async () => {
     const store = new MemoryBucketStore();
     const subscribe = budgetedSubscribe({ identify, policy, store });
     const [result] = await events(await subscribe(args('subscription { failing { items { id } } }')));
     expect(result?.errors?.[0]?.message).toBe('no source today');
-    expect((await store.peek('ann', policy)).remaining).toBe(100);
+    // Subscription 1 + Batch 1 + 10 Items (defaultListSize), the fields failing 1 + items 1.
+    expect((await store.peek('ann', policy)).remaining).toBe(100 - 14);
+  });
+
+  it('reads any async iterable source, such as a ReadableStream', async () => {
+    const store = new MemoryBucketStore();
+    const subscribe = budgetedSubscribe({ identify, policy, store });
+    const streamed = {
+      batches: () =>
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue({ batches: { items: [{ id: '1' }] } });
+            controller.close();
+          },
+        }),
+    };
+    const result = await subscribe({
+      ...args('subscription { batches(first: 1, returned: 1, events: 1) { items { id } } }'),
+      rootValue: streamed,
+    });
+    expect(await events(result)).toEqual([{ data: { batches: { items: [{ id: '1' }] } } }]);
   });
 
   it('passes a GraphQLError from identify to the client, and hides other faults', async () => {
