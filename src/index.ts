@@ -41,22 +41,35 @@ export { createCostAnalyzer, defaultChargedCost, estimateCost } from './cost/ana
 export { CostAnalysisError, CostErrorCode, CostSchemaError } from './cost/errors.js';
 export { CostLintRule, lintCostSchema, type CostLintFinding } from './cost/cost-lint.js';
 
-// Apollo Server plugin
-export { queryBudgetPlugin } from './plugin/query-budget-plugin.js';
-export { queryBudgetDefaults, type BudgetMode, type QueryBudgetOptions } from './plugin/options.js';
-export { BudgetErrorCode } from './plugin/errors.js';
-export { budgetExposedHeaders } from './plugin/cors-headers.js';
-export type { BudgetStatus, CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
-export type { BudgetLimit } from './plugin/limits.js';
-export type { CircuitBreakerOptions } from './plugin/circuit-breaker.js';
-export type { StoreErrorPolicy } from './plugin/guarded-store.js';
-export { CostResult, type BudgetDecision, type StoreOutcome } from './plugin/decision-event.js';
-export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './plugin/rate-limit-field.js';
+// The request path's options and outcomes, whatever the server
+export { queryBudgetDefaults, type BudgetOptions } from './core/options.js';
+export { CostResult, type BudgetMode, type StoreErrorPolicy, type StoreOutcome } from './core/outcomes.js';
+export type { BudgetLogger } from './core/logger.js';
+export { BudgetErrorCode } from './core/errors.js';
+export { budgetExposedHeaders } from './core/cors-headers.js';
+export type { BudgetStatus, CostExtension, ThrottleStatus } from './core/cost-extension.js';
+export type { BudgetLimit } from './core/limits.js';
+export type { CircuitBreakerOptions } from './core/circuit-breaker.js';
+export type { BudgetDecision } from './core/decision-event.js';
+export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './core/rate-limit-field.js';
+export type { BudgetedSubscription } from './core/subscription.js';
 
-// Operations outside Apollo Server's request pipeline (subscriptions)
+// Apollo Server 5
+export { queryBudgetPlugin, type QueryBudgetOptions } from './apollo/query-budget-plugin.js';
+export type {
+  ApolloBudgetPlugin,
+  ApolloGraphQLRequest,
+  ApolloRequestContext,
+} from './apollo/apollo-types.js';
+
+// GraphQL Yoga and other Envelop servers
+export { useQueryBudget, type UseQueryBudgetOptions } from './envelop/use-query-budget.js';
+export type { EnvelopBudgetPlugin, EnvelopBudgetRequest } from './envelop/envelop-types.js';
+
+// Subscriptions over graphql-ws, and operations outside any server's request pipeline
 export {
   budgetedSubscribe,
   type BudgetedSubscribe,
   type BudgetedSubscribeOptions,
-} from './plugin/budgeted-subscribe.js';
-export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './plugin/charge-operation.js';
+} from './graphql-ws/budgeted-subscribe.js';
+export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './core/charge-operation.js';

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { buildSchema, getOperationAST, parse, validate, type GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
 import { costDirectivesTypeDefs, estimateCost } from 'graphql-budget';
-import { EstimateCache, estimateCacheKey } from '../../src/plugin/estimate-cache.js';
+import { EstimateCache, estimateCacheKey } from '../../src/core/estimate-cache.js';
 import { bigOperationSource, countFields } from '../lib/big-operation.js';
 import { repoFile } from '../lib/paths.js';
 import { median, rotate } from '../lib/stats.js';

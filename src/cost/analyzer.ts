@@ -92,6 +92,10 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
     schema,
     estimate: (request) => estimateWith(table, settings, request),
     actual: (request) => actualWith(table, settings, request),
+    metersField(field) {
+      rules ??= new MeterRules(table);
+      return rules.counts(field);
+    },
     meter(operation) {
       const rootType = schema.getRootType(operation as OperationTypeNode);
       if (!rootType) throw new TypeError(`The schema does not support ${String(operation)} operations.`);

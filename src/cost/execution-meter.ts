@@ -1,8 +1,8 @@
 import { getNamedType, isAbstractType, isInputObjectType, isSpecifiedDirective } from 'graphql';
-import type { FieldNode, GraphQLArgument, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import type { GraphQLArgument, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { CostTable } from './cost-table.js';
 import { argumentsCost, directivesCost } from './field-call.js';
-import type { CostEstimate } from './types.js';
+import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues } from './types.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
 
@@ -22,14 +22,6 @@ interface MeterRule {
   readonly itemWeight: number;
 }
 
-/** One resolver call as execution reports it (the parts of graphql-js `GraphQLResolveInfo` read here). */
-export interface ResolvedField {
-  readonly parentType: GraphQLObjectType;
-  readonly fieldName: string;
-  readonly fieldNodes: readonly FieldNode[];
-  readonly variableValues: Readonly<Record<string, unknown>>;
-}
-
 /**
  * The work one execution's resolvers do, priced as it happens by the same rules as the estimate
  * (IBM spec "Field cost" and "Type cost") applied to each resolver call: its field's weight and
@@ -44,7 +36,7 @@ export interface ResolvedField {
  * was sent. Introspection fields (`__schema`, `__type` and below) are not reported by servers'
  * field hooks, and are not metered.
  */
-export class ExecutionMeter {
+export class ExecutionMeter implements OperationMeter {
   readonly #rules: MeterRules;
   #typeCost: number;
   #fieldCost = 0;
@@ -73,10 +65,10 @@ export class ExecutionMeter {
 
   /**
    * A resolver of `info.fieldName` on `info.parentType` was called with `args` (coerced): its call
-   * is charged at once (it ran, even if it throws). Returns what to call with the value it
-   * resolved to, or undefined when no value of it weighs anything.
+   * is charged at once (it ran, even if it throws). Returns how to count the values it resolves to
+   * (hand them to `meterValues`), or undefined when no value of it weighs anything.
    */
-  resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ((value: unknown) => void) | undefined {
+  resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ResolvedValues | undefined {
     const field = info.parentType.getFields()[info.fieldName] as AnyField | undefined;
     if (field === undefined) return undefined;
     const rule = this.#rules.of(field);
@@ -88,8 +80,12 @@ export class ExecutionMeter {
     if (this.#rules.weighedDirectives) call += directivesCost(table, info.fieldNodes, info.variableValues);
     if (call > 0) this.#fieldCost += call;
     if (rule.itemWeight === 0) return undefined;
-    return (value) => {
-      this.#typeCost += rule.itemWeight * instances(value, rule.listDepth);
+    const { itemWeight } = rule;
+    return {
+      listDepth: rule.listDepth,
+      add: (instances) => {
+        this.#typeCost += itemWeight * instances;
+      },
     };
   }
 
@@ -102,14 +98,54 @@ export class ExecutionMeter {
 /** What a mutation costs up front under Apollo Router's formula. */
 const APOLLO_MUTATION_COST = 10;
 
-/** Non-null values in `value`, `depth` list levels above the named type. */
-function instances(value: unknown, depth: number): number {
-  if (value === null || value === undefined) return 0;
-  if (depth === 0) return 1;
-  if (!Array.isArray(value)) return 0;
-  let count = 0;
-  for (const item of value) count += instances(item, depth - 1);
-  return count;
+/**
+ * Counts the non-null values of the named type in what a resolver returned (`values.add`), as
+ * execution completes them, and returns what execution should complete instead: the same value,
+ * except that a promise is followed (its values are counted when it settles), an array holding
+ * promises gets promises that count their item when it settles (so the items of a list one of whose
+ * items rejects are still counted), and any other iterable (a `Set`, a `Map`, a generator, an
+ * iterator) is read into an array, which execution completes exactly as it would the iterable
+ * itself (a one-shot iterable could not be read twice).
+ */
+export function meterValues(value: unknown, values: ResolvedValues): unknown {
+  return counted(value, values.listDepth, values);
+}
+
+function counted(value: unknown, depth: number, values: ResolvedValues): unknown {
+  if (value === null || value === undefined) return value;
+  if (isPromiseLike(value)) return value.then((settled) => counted(settled, depth, values));
+  if (depth === 0) {
+    values.add(1);
+    return value;
+  }
+  // Anything else is not a list to execution: it fails the field.
+  if (typeof value !== 'object' || !(Symbol.iterator in value)) return value;
+  const items = Array.isArray(value) ? (value as unknown[]) : Array.from(value as Iterable<unknown>);
+  let copy: unknown[] | undefined = items === value ? undefined : items;
+  let instances = 0;
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index];
+    if (item === null || item === undefined) continue;
+    if (depth === 1 && !isPromiseLike(item)) {
+      instances += 1;
+      continue;
+    }
+    const next = counted(item, depth - 1, values);
+    if (next !== item) {
+      copy ??= items.slice();
+      copy[index] = next;
+    }
+  }
+  if (instances > 0) values.add(instances);
+  return copy ?? value;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Per schema: each field's meter rule, read once. */
@@ -168,6 +204,11 @@ export class MeterRules {
       this.#rules.set(field, rule);
     }
     return rule;
+  }
+
+  /** Whether the meter counts anything for calls of `field` (what a server's instrumentation must report). */
+  counts(field: AnyField): boolean {
+    return this.of(field) !== null;
   }
 
   /** Whether a value for `arg` can weigh something: its own weight, or an input object's fields. */

@@ -1,9 +1,9 @@
-import type { ExecutionMeter } from './execution-meter.js';
 import type {
   DocumentNode,
   FieldNode,
   GraphQLCompositeType,
   GraphQLField,
+  GraphQLObjectType,
   GraphQLSchema,
   OperationDefinitionNode,
 } from 'graphql';
@@ -220,15 +220,54 @@ export interface CostAnalyzer {
   actual(request: ActualRequest): CostEstimate;
   /**
    * A meter of the work one execution of an operation of this kind (`query`, `mutation`,
-   * `subscription`) does, fed by the server's per-field hook as each resolver is called (Apollo
-   * Server's `willResolveField`): each call at its field's and arguments' weights, each value a
+   * `subscription`) does, fed as each resolver is called (graphql-budget instruments the schema's
+   * metered fields, see `metersField`): each call at its field's and arguments' weights, each value a
    * resolver returns at its type's weight. It sees the work a response cannot show (under values an
    * error nulled, or finishing after the response), and starts at the root type's weight.
    */
-  meter(operation: 'query' | 'mutation' | 'subscription'): ExecutionMeter;
+  meter(operation: 'query' | 'mutation' | 'subscription'): OperationMeter;
+  /**
+   * Whether a meter counts anything for calls of `field` (its weight, its arguments', or the
+   * weight of the values it returns): the fields a server's instrumentation must report to it.
+   */
+  metersField(field: GraphQLField<unknown, unknown>): boolean;
 }
 
 /** Options of {@link estimateCost}: one operation, and the analyzer options. */
 export interface EstimateCostOptions extends CostAnalyzerOptions, EstimateRequest {
   schema: GraphQLSchema;
+}
+
+/** One resolver call as execution reports it (the parts of graphql-js `GraphQLResolveInfo` read here). */
+export interface ResolvedField {
+  readonly parentType: GraphQLObjectType;
+  readonly fieldName: string;
+  readonly fieldNodes: readonly FieldNode[];
+  readonly variableValues: Readonly<Record<string, unknown>>;
+}
+
+/** How one resolver call's values are counted: `listDepth` list levels around the named type. */
+export interface ResolvedValues {
+  readonly listDepth: number;
+  /** Counts `instances` non-null values of the named type. */
+  add(instances: number): void;
+}
+
+/** The work of one execution as it happens (`CostAnalyzer.meter`). */
+export interface OperationMeter {
+  /**
+   * Whether, for a response no error touched, the meter's cost is the response walk's to the token,
+   * so the walk can be skipped (the operation must select no introspection field, not metered).
+   */
+  readonly exact: boolean;
+  /** Calls reported so far. */
+  readonly calls: number;
+  /**
+   * A resolver of `info.fieldName` on `info.parentType` was called with `args` (coerced): its call
+   * is charged at once. Returns how to count the values it resolves to, or undefined when none
+   * weighs anything.
+   */
+  resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ResolvedValues | undefined;
+  /** The work metered so far. */
+  readonly cost: CostEstimate;
 }

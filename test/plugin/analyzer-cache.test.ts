@@ -1,7 +1,7 @@
 import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { AnalyzerCache, MAX_ANALYZERS_PER_SCHEMA } from '../../src/plugin/analyzer-cache.js';
+import { AnalyzerCache, MAX_ANALYZERS_PER_SCHEMA } from '../../src/core/analyzer-cache.js';
 
 const schema = buildSchema(`${costDirectivesTypeDefs} type Query { a: Int }`);
 

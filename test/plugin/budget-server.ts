@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
-import type { QueryBudgetOptions } from '../../src/plugin/options.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import type { QueryBudgetOptions } from '../../src/apollo/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
+import { useQueryBudget, type UseQueryBudgetOptions } from '../../src/envelop/use-query-budget.js';
 import { itemsResolvers, itemsTypeDefs } from '../support/items-schema.js';
 
 /** Test context: the caller and their tier come from request headers (test fixture only). */
@@ -67,18 +72,36 @@ export interface BudgetServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The servers the shared suites run on: Apollo Server 5 (the plugin) and GraphQL Yoga 5 (the
+ * Envelop plugin). `BUDGET_SERVER=yoga` runs a file on Yoga (vitest.config.ts's `yoga` project).
+ */
+export type ServerKind = 'apollo' | 'yoga';
+
+/** The server this run's budget servers are, from `BUDGET_SERVER` (default Apollo Server). */
+export function serverKind(): ServerKind {
+  return process.env.BUDGET_SERVER === 'yoga' ? 'yoga' : 'apollo';
+}
+
 export interface ServerOptions {
+  /** @default serverKind() */
+  server?: ServerKind;
   allowBatchedHttpRequests?: boolean;
   /** Apollo's own default is true outside production. @default false */
   includeStacktraceInErrorResponses?: boolean;
   extraPlugins?: ApolloServerPlugin<TestContext>[];
+  /** Envelop plugins after the budget's, on GraphQL Yoga. */
+  extraEnvelopPlugins?: Plugin<TestContext>[];
   /** Apollo's own `introspection` option. @default Apollo's: on outside `NODE_ENV=production` */
   introspection?: boolean;
   /** Another schema than the items schema (attack tests bring their own). */
   schema?: { typeDefs: string; resolvers: Record<string, Record<string, unknown>> };
 }
 
-/** An Apollo Server 5 on a free port with the budget plugin; identity from `x-test-user`. */
+/**
+ * A server on a free port with the budget (Apollo Server 5 and its plugin, or GraphQL Yoga 5 and
+ * the Envelop plugin: `serverOptions.server`); identity from `x-test-user`.
+ */
 export async function startBudgetServer(
   plugin: PluginOptions,
   serverOptions: ServerOptions = {},
@@ -86,6 +109,38 @@ export async function startBudgetServer(
   const logs: CapturedLog[] = [];
   const record = (level: CapturedLog['level']) => (message: unknown) =>
     void logs.push({ level, message: String(message) });
+  const { url, stop } =
+    (serverOptions.server ?? serverKind()) === 'yoga'
+      ? await startYoga(plugin, serverOptions, record)
+      : await startApollo(plugin, serverOptions, record);
+
+  const send = async (payload: unknown, options: RequestOptions): Promise<Reply> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+    if (options.user !== undefined) headers['x-test-user'] = options.user;
+    if (options.tier !== undefined) headers['x-test-tier'] = options.tier;
+    const started = performance.now();
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(payload) });
+    const body = (await response.json()) as Reply['body'];
+    return { status: response.status, headers: response.headers, body, ms: performance.now() - started };
+  };
+
+  return {
+    url,
+    logs,
+    post: (query, options = {}) =>
+      send({ query, variables: options.variables, operationName: options.operationName }, options),
+    postBatch: (operations, options = {}) => send(operations, options),
+    stop,
+  };
+}
+
+type Recorder = (level: CapturedLog['level']) => (message: unknown) => void;
+
+async function startApollo(
+  plugin: PluginOptions,
+  serverOptions: ServerOptions,
+  record: Recorder,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const server = new ApolloServer<TestContext>({
     typeDefs: serverOptions.schema?.typeDefs ?? itemsTypeDefs,
     resolvers: serverOptions.schema?.resolvers ?? itemsResolvers,
@@ -105,24 +160,61 @@ export async function startBudgetServer(
       tier: typeof req.headers['x-test-tier'] === 'string' ? req.headers['x-test-tier'] : undefined,
     }),
   });
+  return { url, stop: () => server.stop() };
+}
 
-  const send = async (payload: unknown, options: RequestOptions): Promise<Reply> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
-    if (options.user !== undefined) headers['x-test-user'] = options.user;
-    if (options.tier !== undefined) headers['x-test-tier'] = options.tier;
-    const started = performance.now();
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(payload) });
-    const body = (await response.json()) as Reply['body'];
-    return { status: response.status, headers: response.headers, body, ms: performance.now() - started };
-  };
-
+/**
+ * GraphQL Yoga 5 on node:http, configured as the Apollo test server is: resolver errors unmasked,
+ * batching and introspection as asked, the budget's log captured. The plugin's options are the
+ * same object (the per-request functions read `contextValue` on both servers).
+ */
+async function startYoga(
+  plugin: PluginOptions,
+  serverOptions: ServerOptions,
+  record: Recorder,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (serverOptions.extraPlugins !== undefined) throw new Error('extraPlugins are Apollo Server plugins');
+  const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const options = {
+    identify: ({ contextValue }: { contextValue: TestContext }) => contextValue.user ?? 'anonymous',
+    ...plugin,
+    logger,
+  } as unknown as UseQueryBudgetOptions<TestContext>;
+  const yoga = createYoga<Record<string, unknown>, TestContext>({
+    schema: createSchema({
+      typeDefs: serverOptions.schema?.typeDefs ?? itemsTypeDefs,
+      resolvers: (serverOptions.schema?.resolvers ?? itemsResolvers) as never,
+    }),
+    batching: serverOptions.allowBatchedHttpRequests ?? false,
+    maskedErrors: false,
+    logging: logger,
+    context: ({ request }) => ({
+      user: request.headers.get('x-test-user') ?? undefined,
+      tier: request.headers.get('x-test-tier') ?? undefined,
+    }),
+    plugins: [
+      useQueryBudget<TestContext>(options),
+      ...(serverOptions.extraEnvelopPlugins ?? []),
+      ...(serverOptions.introspection === false
+        ? [
+            {
+              onValidate: ({ addValidationRule }: { addValidationRule: (rule: unknown) => void }) =>
+                addValidationRule(NoSchemaIntrospectionCustomRule),
+            },
+          ]
+        : []),
+    ],
+  });
+  const http = createServer(yoga);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
   return {
-    url,
-    logs,
-    post: (query, options = {}) =>
-      send({ query, variables: options.variables, operationName: options.operationName }, options),
-    postBatch: (operations, options = {}) => send(operations, options),
-    stop: () => server.stop(),
+    url: `http://127.0.0.1:${port}/graphql`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }
 

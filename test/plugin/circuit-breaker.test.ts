@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker } from '../../src/plugin/circuit-breaker.js';
+import { CircuitBreaker } from '../../src/core/circuit-breaker.js';
 
 function breakerAt(): { breaker: CircuitBreaker; advance: (ms: number) => void } {
   let now = 1000;

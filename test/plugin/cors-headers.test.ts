@@ -5,8 +5,8 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
-import type { QueryBudgetOptions } from '../../src/plugin/options.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
+import type { QueryBudgetOptions } from '../../src/apollo/query-budget-plugin.js';
 import { itemsQuery, serversStoppedAfterEach, startBudgetServer } from './budget-server.js';
 import { itemsResolvers, itemsTypeDefs } from '../support/items-schema.js';
 

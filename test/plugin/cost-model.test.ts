@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
 import { costOf, serversStoppedAfterEach, startBudgetServer } from './budget-server.js';
 
 // The plugin's `costModel` option reaches the cost engine: the same items schema

@@ -12,7 +12,7 @@ import {
   rateLimitedError,
   retryAfterSeconds,
   tooExpensiveError,
-} from '../../src/plugin/errors.js';
+} from '../../src/core/errors.js';
 
 // What a client reads in each error the plugin returns: the code, the status and headers Apollo
 // turns into the HTTP response, and the numbers a client acts on (when to retry, what it costs).
@@ -137,22 +137,28 @@ describe('cost-engine errors', () => {
   if (operation?.kind !== Kind.OPERATION_DEFINITION) throw new Error('expected an operation');
   const field = operation.selectionSet.selections[1];
 
-  it('are recorded as plain data: message, code and locations, without the document', () => {
+  it('are recorded as plain data: message, code, locations and offsets, without the document', () => {
     const cause = new CostAnalysisError(CostErrorCode.limit, 'too much work', field);
     const record = costErrorRecord(cause);
     expect(record).toEqual({
       message: 'too much work',
       code: 'COST_ANALYSIS_LIMIT',
       locations: [{ line: 3, column: 3 }],
+      positions: [field?.loc?.start],
     });
     // Nothing in the record reaches back to the AST (which would keep the whole document alive).
     expect(JSON.stringify(record)).not.toContain('"kind"');
-    expect(Object.keys(record ?? {})).toEqual(['message', 'code', 'locations']);
+    expect(Object.keys(record ?? {})).toEqual(['message', 'code', 'locations', 'positions']);
   });
 
   it('keep an error without nodes as one without locations', () => {
     const record = costErrorRecord(new CostAnalysisError(CostErrorCode.invalidVariables, 'bad $first'));
-    expect(record).toEqual({ message: 'bad $first', code: 'BAD_USER_INPUT', locations: undefined });
+    expect(record).toEqual({
+      message: 'bad $first',
+      code: 'BAD_USER_INPUT',
+      locations: undefined,
+      positions: undefined,
+    });
   });
 
   it('are not recorded for any other error: those are server faults, not answers', () => {
@@ -163,19 +169,31 @@ describe('cost-engine errors', () => {
 
   it('reach the client as a 400 with the same message, code and locations', () => {
     const status = http(400);
-    const error = costAnalysisError(
-      { message: 'too much work', code: 'COST_ANALYSIS_LIMIT', locations: [{ line: 3, column: 3 }] },
-      status,
-    );
+    const record = {
+      message: 'too much work',
+      code: 'COST_ANALYSIS_LIMIT',
+      locations: [{ line: 3, column: 3 }],
+      positions: [field?.loc?.start as number],
+    };
+    const error = costAnalysisError(record, status);
     expect(error.message).toBe('too much work');
     expect(error.extensions).toEqual({ code: 'COST_ANALYSIS_LIMIT', http: status });
     expect(error.locations).toEqual([{ line: 3, column: 3 }]);
     expect(error.toJSON()).toMatchObject({ locations: [{ line: 3, column: 3 }] });
     expect(error.stack).toBeUndefined();
+    // With the request's document text, the error holds its source and offsets too (what GraphQL
+    // Yoga re-creates an error from), and the same locations.
+    const placed = costAnalysisError(record, status, document.loc?.source);
+    expect(placed.positions).toEqual(record.positions);
+    expect(placed.source).toBe(document.loc?.source);
+    expect(placed.locations).toEqual([{ line: 3, column: 3 }]);
   });
 
   it('reach the client without locations when the record has none', () => {
-    const error = costAnalysisError({ message: 'bad $first', code: 'BAD_USER_INPUT', locations: undefined }, http(400));
+    const error = costAnalysisError(
+      { message: 'bad $first', code: 'BAD_USER_INPUT', locations: undefined, positions: undefined },
+      http(400),
+    );
     expect(error.locations).toBeUndefined();
     expect(error.toJSON()).not.toHaveProperty('locations');
   });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parse, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { estimateCacheKey } from '../../src/plugin/estimate-cache.js';
+import { estimateCacheKey } from '../../src/core/estimate-cache.js';
 
 function operation(source: string): OperationDefinitionNode {
   return parse(source).definitions[0] as OperationDefinitionNode;

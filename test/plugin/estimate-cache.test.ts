@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EstimateCache } from '../../src/plugin/estimate-cache.js';
+import { EstimateCache } from '../../src/core/estimate-cache.js';
 
 describe('EstimateCache', () => {
   it('keeps what fits in its bytes and drops the least recently used beyond', async () => {
@@ -16,7 +16,12 @@ describe('EstimateCache', () => {
 
   it('counts an error by its message, and never stores one larger than the whole cache', async () => {
     const cache = new EstimateCache(32 * 1024);
-    const error = { message: 'x'.repeat(10_000), code: 'BAD_USER_INPUT', locations: [{ line: 1, column: 9 }] };
+    const error = {
+      message: 'x'.repeat(10_000),
+      code: 'BAD_USER_INPUT',
+      locations: [{ line: 1, column: 9 }],
+      positions: [8],
+    };
     cache.set('a', { error });
     expect(await cache.get('a')).toEqual({ error });
     // Two 20 KB messages do not fit in 32 KiB together: the older one goes.

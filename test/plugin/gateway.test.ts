@@ -3,7 +3,7 @@ import { ApolloGateway } from '@apollo/gateway';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
 import { serve, subgraphSchema, type RunningServer } from './federation-servers.js';
 
 // An Apollo Gateway in front of two subgraphs, the plugin on the gateway. The gateway's API schema

@@ -1,8 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import type { RedisBucketStore } from '../../src/bucket/redis-store.js';
-import { BudgetErrorCode } from '../../src/plugin/errors.js';
+import { BudgetErrorCode } from '../../src/core/errors.js';
 import {
   type TestContext,
   costOf,
@@ -15,6 +16,7 @@ import {
   warmUp,
   fileRedis,
   serversStoppedAfterEach,
+  serverKind,
 } from './budget-server.js';
 
 const POLICY = { capacity: 100, refillPerSecond: 0 };
@@ -373,7 +375,17 @@ describe('interplay with Apollo and other plugins', () => {
         };
       },
     };
-    const { server, store } = await start({}, { extraPlugins: [rejecter] });
+    // The same on GraphQL Yoga: an Envelop plugin after the budget's stops the execution.
+    const stopper: Plugin<TestContext> = {
+      onExecute: ({ setResultAndStopExecution }) =>
+        setResultAndStopExecution({
+          errors: [new GraphQLError('not today', { extensions: { code: 'FORBIDDEN', http: { status: 403 } } })],
+        }),
+    };
+    const { server, store } = await start(
+      {},
+      serverKind() === 'yoga' ? { extraEnvelopPlugins: [stopper] } : { extraPlugins: [rejecter] },
+    );
     const reply = await server.post(itemsQuery(30), { user: 'ann' });
     expect(reply.status).toBe(403);
     expect(costOf(reply)).toMatchObject({ requestedQueryCost: 32, actualQueryCost: 0 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from '../../src/bucket/types.js';
-import type { BudgetDecision } from '../../src/plugin/decision-event.js';
-import type { BudgetLimit } from '../../src/plugin/limits.js';
+import type { BudgetDecision } from '../../src/core/decision-event.js';
+import type { BudgetLimit } from '../../src/core/limits.js';
 import {
   costOf,
   isolatedStore,

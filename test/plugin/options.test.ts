@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import type { QueryBudgetOptions } from '../../src/plugin/options.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import type { QueryBudgetOptions } from '../../src/apollo/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
 
 const identify = (): string => 'caller';
 

@@ -8,7 +8,7 @@ import type {
   BucketResult,
   BucketStore,
 } from '../../src/bucket/types.js';
-import { GuardedStore, MAX_BREAKERS } from '../../src/plugin/guarded-store.js';
+import { GuardedStore, MAX_BREAKERS } from '../../src/core/guarded-store.js';
 import { costOf, itemsQuery, startBudgetServer, type BudgetServer } from './budget-server.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import type { BudgetDecision } from '../../src/plugin/decision-event.js';
+import type { BudgetDecision } from '../../src/core/decision-event.js';
 import {
   costOf,
   itemsQuery,

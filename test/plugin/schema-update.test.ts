@@ -4,7 +4,7 @@ import { buildSchema, execute, parse, type GraphQLSchema } from 'graphql';
 import { afterEach, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
 
 /**
  * A gateway's supergraph can change while the server runs. An update whose cost directives are

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
 import { serve, subgraphSchema, type RunningServer } from './federation-servers.js';
 
 // A subgraph behind a router, with costModel: 'apollo': the router's entity fetch

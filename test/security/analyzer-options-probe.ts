@@ -6,7 +6,7 @@
 import { buildSchema, parse } from 'graphql';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { chargeOperation } from '../../src/plugin/charge-operation.js';
+import { chargeOperation } from '../../src/core/charge-operation.js';
 
 const COUNT = Number(process.argv[2] ?? 20_000);
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoreErrorPolicy } from '../../src/plugin/guarded-store.js';
+import type { StoreErrorPolicy } from '../../src/core/outcomes.js';
 import {
   costOf,
   isolatedStore,

@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/plugin/rate-limit-field.js';
+import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/core/rate-limit-field.js';
 import { itemsResolvers, itemsTypeDefs } from '../support/items-schema.js';
 import { costOf, startBudgetServer, type BudgetServer } from '../plugin/budget-server.js';
 

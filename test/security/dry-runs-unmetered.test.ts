@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketCallOptions, BucketPolicy, BucketResult, BucketStore } from '../../src/bucket/types.js';
-import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/plugin/rate-limit-field.js';
+import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/core/rate-limit-field.js';
 import { itemsResolvers, itemsTypeDefs } from '../support/items-schema.js';
 import { startBudgetServer, type BudgetServer } from '../plugin/budget-server.js';
 

@@ -8,7 +8,7 @@
  */
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
 import { itemsResolvers, itemsTypeDefs } from '../support/items-schema.js';
 
 const mode = process.argv[2];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
-import type { BudgetLimit } from '../../src/plugin/limits.js';
+import type { BudgetLimit } from '../../src/core/limits.js';
 import {
   type BudgetServer,
   isolatedStore,

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/plugin/rate-limit-field.js';
+import { rateLimitResolvers, rateLimitTypeDefs } from '../../src/core/rate-limit-field.js';
 import { startBudgetServer, type BudgetServer } from '../plugin/budget-server.js';
 
 const typeDefs = `${costDirectivesTypeDefs}

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { budgetedSubscribe, type BudgetedSubscribeOptions } from '../../src/plugin/budgeted-subscribe.js';
+import { budgetedSubscribe, type BudgetedSubscribeOptions } from '../../src/graphql-ws/budgeted-subscribe.js';
 
 /** `budgetedSubscribe` called as graphql-ws calls its `subscribe` option, with graphql-js ExecutionArgs. */
 
@@ -110,7 +110,10 @@ describe('budgetedSubscribe', () => {
       ...args('subscription { batches(first: 1, returned: 1, events: 1) { items { id } } }'),
       rootValue: streamed,
     });
-    expect(await events(result)).toEqual([{ data: { batches: { items: [{ id: '1' }] } } }]);
+    const [event] = await events(result);
+    expect(event?.data).toEqual({ batches: { items: [{ id: '1' }] } });
+    // Subscription 1 + Batch 1 + 1 Item, the fields batches 1 + items 1.
+    expect(event?.extensions?.cost).toMatchObject({ requestedQueryCost: 5, actualQueryCost: 5 });
   });
 
   it('passes a GraphQLError from identify to the client, and hides other faults', async () => {
@@ -148,6 +151,20 @@ describe('budgetedSubscribe', () => {
     [{ identify, policy: { capacity: 0, refillPerSecond: 1 } }, RangeError, /`policy`\.capacity/],
     [{ identify, maxCost: -1 }, RangeError, /`maxCost`/],
     [{ identify, store: {} }, TypeError, /`store`/],
+    // Checked as strictly as the plugin's options (the same code checks them).
+    [{ identify, onStoreError: 'ignore' }, RangeError, /`onStoreError`/],
+    [{ identify, storeTimeoutMs: 0 }, RangeError, /`storeTimeoutMs`/],
+    [{ identify, storeTimeoutMs: 2 ** 31 }, RangeError, /`storeTimeoutMs`/],
+    [{ identify, circuitBreaker: { failureThreshold: 0 } }, RangeError, /`circuitBreaker.failureThreshold`/],
+    [{ identify, circuitBreaker: { coolDownMs: 5 } }, TypeError, /cooldownMs/],
+    [{ identify, cost: 3 }, TypeError, /`cost`/],
+    [{ identify, costModel: 'router' }, RangeError, /`costModel`/],
+    [{ identify, analyzer: { maxListSize: -1 } }, RangeError, /`maxListSize`/],
+    [{ identify, analyzer: { supergraphSdl: '' } }, TypeError, /supergraphSdl/],
+    [{ identify, maxListSize: 5, analyzer: { maxListSize: 5 } }, TypeError, /both/],
+    [{ identify, logger: {} }, TypeError, /`logger`/],
+    [{ identify, corsExposeHeaders: [] }, TypeError, /HTTP responses only/],
+    [{ identify, indentify: identify }, TypeError, /indentify/],
   ])('throws at construction for %o', (options, type, message) => {
     expect(() => budgetedSubscribe(options as unknown as BudgetedSubscribeOptions)).toThrow(type);
     expect(() => budgetedSubscribe(options as unknown as BudgetedSubscribeOptions)).toThrow(message);

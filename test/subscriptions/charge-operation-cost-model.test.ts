@@ -2,7 +2,7 @@ import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { chargeOperation } from '../../src/plugin/charge-operation.js';
+import { chargeOperation } from '../../src/core/charge-operation.js';
 
 describe("chargeOperation with analyzer: { costModel: 'apollo' }", () => {
   const schema = buildSchema(`${costDirectivesTypeDefs}

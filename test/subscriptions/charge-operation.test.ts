@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { chargeOperation } from '../../src/plugin/charge-operation.js';
+import { chargeOperation } from '../../src/core/charge-operation.js';
 import { startSubscriptionServer, type SubscriptionServer } from '../../examples/subscriptions/server.js';
 
 describe('chargeOperation', () => {
@@ -109,7 +109,18 @@ describe('subscriptions over graphql-ws', () => {
     expect(events[0]?.data).toBeUndefined();
     expect(events[0]?.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     expect(server.produced).toBe(before);
-    // Another caller has a budget of their own.
-    expect((await subscribe(client('bob'), 1)).events).toEqual([{ data: { ticks: { n: 1 } } }]);
+    // Another caller has a budget of their own: 30 − 7 to subscribe − 7 for the event; each event says so.
+    expect((await subscribe(client('bob'), 1)).events).toEqual([
+      {
+        data: { ticks: { n: 1 } },
+        extensions: {
+          cost: {
+            requestedQueryCost: 7,
+            actualQueryCost: 7,
+            throttleStatus: { maximumAvailable: 30, currentlyAvailable: 16, restoreRate: 0 },
+          },
+        },
+      },
+    ]);
   });
 });

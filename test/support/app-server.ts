@@ -32,8 +32,8 @@ import { createClient, createCluster } from 'redis';
 import type { RedisBucketClient } from '../../src/bucket/redis-client.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
-import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
-import type { StoreErrorPolicy } from '../../src/plugin/guarded-store.js';
+import { queryBudgetPlugin } from '../../src/apollo/query-budget-plugin.js';
+import type { StoreErrorPolicy } from '../../src/core/outcomes.js';
 import { itemsResolvers, itemsTypeDefs } from './items-schema.js';
 import { NODE_REDIS_LIMITER_OPTIONS } from './redis-clients.js';
 

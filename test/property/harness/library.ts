@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { costDirectivesTypeDefs } from '../../../src/cost/directives.js';
-import { rateLimitResolvers, rateLimitTypeDefs } from '../../../src/plugin/rate-limit-field.js';
+import { rateLimitResolvers, rateLimitTypeDefs } from '../../../src/core/rate-limit-field.js';
 
 /**
  * The schema the budget invariant is checked on: every pricing feature the cost engine has, each

@@ -1,9 +1,14 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerOptions } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { createSchema, createYoga } from 'graphql-yoga';
 import { MemoryBucketStore } from '../../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketStore } from '../../../src/bucket/types.js';
-import type { QueryBudgetOptions } from '../../../src/plugin/options.js';
-import { queryBudgetPlugin } from '../../../src/plugin/query-budget-plugin.js';
+import type { QueryBudgetOptions } from '../../../src/apollo/query-budget-plugin.js';
+import { queryBudgetPlugin } from '../../../src/apollo/query-budget-plugin.js';
+import { useQueryBudget, type UseQueryBudgetOptions } from '../../../src/envelop/use-query-budget.js';
+import { serverKind } from '../../plugin/budget-server.js';
 import type { GeneratedRequest } from './arbitraries.js';
 import {
   CALM,
@@ -43,10 +48,13 @@ export interface HarnessServer {
 
 export type HarnessPluginOptions = Omit<QueryBudgetOptions<HarnessContext & { caller: string }>, 'identify'>;
 
+type Caller = HarnessContext & { caller: string };
+
 /**
- * A real Apollo Server over HTTP with the budget plugin on the harness schema. Each request names
- * its caller (`x-test-user`) and its resolver behaviour (`x-behaviour`); the context carries a
- * fresh `Work` record, handed back with the reply.
+ * A real server over HTTP with the budget on the harness schema: Apollo Server 5 and its plugin,
+ * or GraphQL Yoga 5 and the Envelop plugin (`BUDGET_SERVER=yoga`). Each request names its caller
+ * (`x-test-user`) and its resolver behaviour (`x-behaviour`); the context carries a fresh `Work`
+ * record, handed back with the reply.
  */
 export async function startHarnessServer(
   variant: HarnessVariant,
@@ -54,30 +62,25 @@ export async function startHarnessServer(
 ): Promise<HarnessServer> {
   const store: BucketStore = options.store ?? new MemoryBucketStore();
   const works = new Map<string, Work>();
-  const server = new ApolloServer<HarnessContext & { caller: string }>({
-    typeDefs: harnessTypeDefs(variant),
-    resolvers: harnessResolvers() as ApolloServerOptionsResolvers,
-    includeStacktraceInErrorResponses: false,
-    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-    plugins: [
-      queryBudgetPlugin({
-        identify: ({ contextValue }) => contextValue.caller,
-        policy: HARNESS_POLICY,
-        ...options,
-        store,
-      }),
-    ],
-  });
-  const { url } = await startStandaloneServer(server, {
-    listen: { port: 0, host: '127.0.0.1' },
-    context: async ({ req }) => {
-      const work = new Work();
-      const id = String(req.headers['x-case']);
-      works.set(id, work);
-      const behaviour = JSON.parse(String(req.headers['x-behaviour'] ?? 'null')) as Behaviour | null;
-      return { work, behaviour: behaviour ?? CALM, caller: String(req.headers['x-test-user']) };
-    },
-  });
+  const contextOf = (header: (name: string) => string | undefined): Caller => {
+    const work = new Work();
+    works.set(String(header('x-case')), work);
+    const behaviour = JSON.parse(header('x-behaviour') ?? 'null') as Behaviour | null;
+    return { work, behaviour: behaviour ?? CALM, caller: String(header('x-test-user')) };
+  };
+  const budget = {
+    identify: ({ contextValue }: { contextValue: Caller }) => contextValue.caller,
+    policy: HARNESS_POLICY,
+    // As in production: outside it, a query of introspection alone (`{ __typename }`) is free by
+    // choice (introspectionOnlyIsFree), the one exemption from the invariant; test/plugin/introspection.test.ts.
+    introspectionOnlyIsFree: false,
+    ...options,
+    store,
+  };
+  const { url, stop } =
+    serverKind() === 'yoga'
+      ? await startYoga(variant, budget, contextOf)
+      : await startApollo(variant, budget, contextOf);
   let sent = 0;
   return {
     async send(request, caller) {
@@ -103,6 +106,57 @@ export async function startHarnessServer(
       const bucket = await store.peek(caller, HARNESS_POLICY);
       return { status: response.status, body, work, taken: HARNESS_POLICY.capacity - bucket.remaining };
     },
-    stop: () => server.stop(),
+    stop,
+  };
+}
+
+type Started = { url: string; stop: () => Promise<void> };
+
+async function startApollo(
+  variant: HarnessVariant,
+  budget: QueryBudgetOptions<Caller>,
+  contextOf: (header: (name: string) => string | undefined) => Caller,
+): Promise<Started> {
+  const server = new ApolloServer<Caller>({
+    typeDefs: harnessTypeDefs(variant),
+    resolvers: harnessResolvers() as ApolloServerOptionsResolvers,
+    includeStacktraceInErrorResponses: false,
+    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    plugins: [queryBudgetPlugin(budget)],
+  });
+  const { url } = await startStandaloneServer(server, {
+    listen: { port: 0, host: '127.0.0.1' },
+    context: async ({ req }) =>
+      contextOf((name) => {
+        const value = req.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      }),
+  });
+  return { url, stop: () => server.stop() };
+}
+
+async function startYoga(
+  variant: HarnessVariant,
+  budget: QueryBudgetOptions<Caller>,
+  contextOf: (header: (name: string) => string | undefined) => Caller,
+): Promise<Started> {
+  const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+  const yoga = createYoga<Record<string, unknown>, Caller>({
+    schema: createSchema({ typeDefs: harnessTypeDefs(variant), resolvers: harnessResolvers() as never }),
+    maskedErrors: false,
+    logging: silent,
+    context: ({ request }) => contextOf((name) => request.headers.get(name) ?? undefined),
+    plugins: [useQueryBudget<Caller>({ ...(budget as unknown as UseQueryBudgetOptions<Caller>), logger: silent })],
+  });
+  const http = createServer(yoga);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }

@@ -1,10 +1,10 @@
-import type { GraphQLServerContext } from '@apollo/server';
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
 import type { DenyCache } from './deny-cache.js';
 import type { Charge, GuardedStore } from './guarded-store.js';
 import type { ResolvedLimit } from './limits.js';
+import type { BudgetLogger } from './logger.js';
 
-type Logger = GraphQLServerContext['logger'];
+type Logger = BudgetLogger;
 
 /**
  * The operation's buckets as the caller is told about them: each bucket's state (undefined where

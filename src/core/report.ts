@@ -1,10 +1,9 @@
-import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import type { Budget, Settlement } from './budget.js';
 import type { BudgetDecision, DecisionNotifier } from './decision-event.js';
 import type { BudgetMetrics } from './metrics.js';
 
 /**
- * Tells the operator what was decided, once per operation after its response: the OpenTelemetry
+ * Step 7 of the request path: the report. Tells the operator what was decided, once per operation after its response: the OpenTelemetry
  * metrics (`BudgetMetrics`) and the `onDecision` hook (`DecisionNotifier`), both optional.
  */
 export class DecisionReporter {
@@ -20,12 +19,7 @@ export class DecisionReporter {
     this.#notifier = notifier;
   }
 
-  report<TContext extends BaseContext>(
-    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
-    budget: Budget,
-    settlement: Settlement,
-  ): void {
-    const operationName = requestContext.operationName ?? null;
+  report(operationName: string | null, budget: Budget, settlement: Settlement): void {
     this.#metrics?.recordOperation({
       result: budget.result,
       mode: budget.mode,

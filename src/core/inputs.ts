@@ -1,10 +1,9 @@
-import type { BaseContext, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { BudgetServerFault } from './errors.js';
 import { resolveLimits, smallestCapacity, type ResolvedLimit } from './limits.js';
-import { checkMode, type BudgetMode, type ResolvedQueryBudgetOptions } from './options.js';
-
-type DidResolve<TContext extends BaseContext> = GraphQLRequestContextDidResolveOperation<TContext>;
+import { checkMode, type ResolvedBudgetOptions } from './options.js';
+import type { BudgetMode } from './outcomes.js';
+import type { BudgetRequest } from './request.js';
 
 /** Who pays for an operation, under which policy and mode: the answers of the user's functions, checked. */
 export interface RequestInputs {
@@ -19,29 +18,31 @@ export interface RequestInputs {
 }
 
 /**
- * Asks the user's functions about one request (`skip`, `identify`, `policy`, `mode`, `exposeCost`,
+ * Step 1 of the request path: the inputs. Asks the user's functions about one request (`skip`, `identify`, `policy`, `mode`, `exposeCost`,
  * `maxCost`, `fieldBreakdown`) and checks what they answer. A `GraphQLError` they throw is the
  * server's own answer to the client and passes through; anything else they throw, or an answer
  * that cannot be used, is a `BudgetServerFault` naming the option (a 500 with a generic message,
  * logged in full).
  */
-export class RequestInputResolver<TContext extends BaseContext> {
-  readonly #config: ResolvedQueryBudgetOptions<TContext>;
+export class RequestInputResolver<TArgs> {
+  readonly #config: ResolvedBudgetOptions<TArgs>;
+  readonly #owner: string;
 
-  constructor(config: ResolvedQueryBudgetOptions<TContext>) {
+  constructor(config: ResolvedBudgetOptions<TArgs>, owner: string) {
     this.#config = config;
+    this.#owner = owner;
   }
 
-  async resolve(requestContext: DidResolve<TContext>): Promise<RequestInputs> {
+  async resolve(request: BudgetRequest<TArgs>): Promise<RequestInputs> {
     const config = this.#config;
-    const mode = await this.#modeOf(requestContext);
-    const expose =
-      typeof config.exposeCost === 'function' ? config.exposeCost(requestContext) === true : config.exposeCost;
+    const { args } = request;
+    const mode = await this.#modeOf(args);
+    const expose = typeof config.exposeCost === 'function' ? config.exposeCost(args) === true : config.exposeCost;
     const skip = config.skip;
-    if (skip !== undefined && (await userCode('`skip`', () => skip(requestContext))) === true) {
+    if (skip !== undefined && (await userCode('`skip`', () => skip(args))) === true) {
       return { skipped: true, key: null, limits: [], listed: false, mode, expose };
     }
-    const key = await userCode('`identify`', () => config.identify(requestContext));
+    const key = await userCode('`identify`', () => config.identify(args));
     if (typeof key !== 'string' || key.length === 0) {
       throw new BudgetServerFault(
         key === null
@@ -49,7 +50,7 @@ export class RequestInputResolver<TContext extends BaseContext> {
           : `\`identify\` must return a non-empty string; it returned ${describe(key)}.`,
       );
     }
-    const { limits, listed } = await this.#limitsOf(requestContext, key);
+    const { limits, listed } = await this.#limitsOf(args, key);
     return { skipped: false, key, limits, listed, mode, expose };
   }
 
@@ -57,14 +58,14 @@ export class RequestInputResolver<TContext extends BaseContext> {
    * The largest cost one operation may have: `maxCost` (a number or per request), never above the
    * smallest capacity of its buckets (an operation costing more could never be paid).
    */
-  maxCostOf(requestContext: DidResolve<TContext>, limits: readonly ResolvedLimit[]): number {
+  maxCostOf(request: BudgetRequest<TArgs>, limits: readonly ResolvedLimit[]): number {
     const capacity = smallestCapacity(limits);
     const option = this.#config.maxCost;
     if (option === undefined) return capacity;
     if (typeof option === 'number') return Math.min(option, capacity);
     let value: unknown;
     try {
-      value = option(requestContext);
+      value = option(request.args);
     } catch (error) {
       throw new BudgetServerFault(`\`maxCost\` threw: ${faultMessage(error)}`, { cause: error });
     }
@@ -75,31 +76,28 @@ export class RequestInputResolver<TContext extends BaseContext> {
   }
 
   /** Whether this caller may have the per-field breakdown it asked for with the debug header. */
-  wantsBreakdown(requestContext: DidResolve<TContext>, expose: boolean): boolean {
+  wantsBreakdown(request: BudgetRequest<TArgs>, expose: boolean): boolean {
     const config = this.#config;
-    if (!expose || requestContext.request.http?.headers.get(config.debugHeader) !== 'fields') return false;
+    if (!expose || request.headers?.get(config.debugHeader) !== 'fields') return false;
     const allowed = config.fieldBreakdown;
-    return typeof allowed === 'function' ? allowed(requestContext) === true : allowed;
+    return typeof allowed === 'function' ? allowed(request.args) === true : allowed;
   }
 
-  async #modeOf(requestContext: DidResolve<TContext>): Promise<BudgetMode> {
+  async #modeOf(args: TArgs): Promise<BudgetMode> {
     const option = this.#config.mode;
     if (typeof option !== 'function') return option;
-    const mode = await userCode('`mode`', () => option(requestContext));
+    const mode = await userCode('`mode`', () => option(args));
     try {
-      checkMode(mode, 'the mode returned by `mode`');
+      checkMode(this.#owner, mode, 'the mode returned by `mode`');
     } catch (error) {
       throw new BudgetServerFault((error as Error).message);
     }
     return mode;
   }
 
-  async #limitsOf(
-    requestContext: DidResolve<TContext>,
-    key: string,
-  ): Promise<{ limits: ResolvedLimit[]; listed: boolean }> {
+  async #limitsOf(args: TArgs, key: string): Promise<{ limits: ResolvedLimit[]; listed: boolean }> {
     const option = this.#config.policy;
-    const policy = typeof option === 'function' ? await userCode('`policy`', () => option(requestContext)) : option;
+    const policy = typeof option === 'function' ? await userCode('`policy`', () => option(args)) : option;
     try {
       return { limits: resolveLimits(policy, key, this.#config.policyName), listed: Array.isArray(policy) };
     } catch (error) {

@@ -1,10 +1,3 @@
-import type {
-  BaseContext,
-  GraphQLRequestContext,
-  GraphQLRequestContextDidResolveOperation,
-  GraphQLRequestContextWillSendResponse,
-  GraphQLServerContext,
-} from '@apollo/server';
 import { printSchema, type GraphQLSchema } from 'graphql';
 import {
   createCostAnalyzer,
@@ -16,10 +9,11 @@ import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
 import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
+import { instrumentSchema } from './field-meter.js';
 import { isIntrospectionOnly, selectsIntrospection } from './introspection.js';
+import type { BudgetLogger } from './logger.js';
 import { MeteredExecution } from './metered-execution.js';
-
-type Logger = GraphQLServerContext['logger'];
+import type { BudgetRequest, BudgetResponse } from './request.js';
 
 /** Most entries of a per-field breakdown returned to a client. */
 export const MAX_BREAKDOWN_ENTRIES = 1000;
@@ -41,10 +35,10 @@ export type Price =
       readonly error: CostErrorRecord;
     };
 
-export interface PricingOptions<TContext extends BaseContext> {
+export interface PricingOptions<TArgs> {
   analyzer: CostAnalyzerOptions;
   /** The `cost` option: tokens charged for an estimate of a request. */
-  cost: ((estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number) | undefined;
+  cost: ((estimate: CostEstimate, request: TArgs) => number) | undefined;
   estimateCacheMaxBytes: number;
   /** Whether operations of nothing but introspection are charged nothing. */
   introspectionOnlyIsFree: boolean;
@@ -54,7 +48,7 @@ export interface PricingOptions<TContext extends BaseContext> {
 export class ChargeFunctionError extends TypeError {}
 
 /**
- * Prices operations for the plugin: the estimate before execution (through a byte-bounded cache),
+ * Step 2 of the request path: the price. Prices operations: the estimate before execution (through a byte-bounded cache),
  * and after execution what the operation is finally charged.
  *
  * After execution (see `settledCharge`), only work that was not done is refunded: a response with no
@@ -63,25 +57,30 @@ export class ChargeFunctionError extends TypeError {}
  * at their estimate and root mutation fields that ran at their estimate, so only list shortfalls in
  * healthy subtrees come back.
  */
-export class OperationPricer<TContext extends BaseContext> {
-  readonly #options: PricingOptions<TContext>;
-  readonly #charged: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
+export class OperationPricer<TArgs> {
+  readonly #options: PricingOptions<TArgs>;
+  readonly #charged: (estimate: CostEstimate, request: TArgs) => number;
   readonly #cache: EstimateCache;
   #analyzer: CostAnalyzer | undefined;
   /** Whether the schema is a gateway's (a supergraph's API schema). */
   #gateway = false;
   /** The coordinates last named by the warning about lists that weigh nothing. */
   #warnedFreeLists = '';
+  /** The schema given to `load` last. */
+  #loaded: GraphQLSchema | undefined;
 
-  constructor(options: PricingOptions<TContext>) {
+  constructor(options: PricingOptions<TArgs>) {
     this.#options = options;
     this.#charged = options.cost ?? defaultChargedCost;
     this.#cache = new EstimateCache(options.estimateCacheMaxBytes);
   }
 
   /**
-   * Reads the schema's cost directives (`schemaDidLoadOrUpdate`), or a gateway's from its supergraph
-   * SDL (its API schema has none).
+   * Reads the schema's cost directives (Apollo Server's `schemaDidLoadOrUpdate`, Envelop's
+   * `onSchemaChange`), or a gateway's from its supergraph SDL (its API schema has none), and
+   * instruments the schema's metered fields (field-meter.ts) unless it is a gateway's (its
+   * resolvers run in the subgraphs) or `estimators` price it (they price their own way). Loading the
+   * schema loaded last again does nothing.
    *
    * Invalid directives in the first schema throw `CostSchemaError`, so `server.start()` fails. An
    * update that arrives later (a gateway's new supergraph) cannot stop the server any more: Apollo
@@ -89,12 +88,13 @@ export class OperationPricer<TContext extends BaseContext> {
    * every new field free, so it is priced with the schema's default weights instead (every object
    * 1, every list `defaultListSize`), and the problem is logged as an error.
    */
-  load(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: Logger): void {
+  load(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: BudgetLogger): void {
+    if (schema === this.#loaded && supergraphSdl === undefined && !this.#gateway) return;
     this.#gateway = supergraphSdl !== undefined;
-    const analyzer =
+    const settings =
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
     try {
-      this.#analyzer = createCostAnalyzer(schema, analyzer);
+      this.#analyzer = createCostAnalyzer(schema, settings);
       this.#warnAboutFreeLists(schema, supergraphSdl, logger);
     } catch (error) {
       if (this.#analyzer === undefined) throw error;
@@ -105,24 +105,29 @@ export class OperationPricer<TContext extends BaseContext> {
       // printSchema leaves out applied directives: read as annotations, the copy gives every default.
       this.#analyzer = createCostAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
     }
+    this.#loaded = schema;
     this.#cache.clear();
+    const loaded = this.#analyzer;
+    if (!this.#gateway && this.#options.analyzer.estimators === undefined) {
+      instrumentSchema(schema, (field) => loaded.metersField(field));
+    }
   }
 
   /**
    * The up-front price of the operation. A cost-engine error (work cap, invalid variables, a missing
    * slicing argument) is returned as `{ error }`; anything else thrown is a server fault.
    */
-  async price(requestContext: GraphQLRequestContextDidResolveOperation<TContext>, breakdown: boolean): Promise<Price> {
-    const outcome = breakdown ? this.#estimateFresh(requestContext, true) : await this.#estimateCached(requestContext);
+  async price(request: BudgetRequest<TArgs>, breakdown: boolean): Promise<Price> {
+    const outcome = breakdown ? this.#estimateFresh(request, true) : await this.#estimateCached(request);
     if ('error' in outcome) return outcome;
     const { estimate } = outcome;
-    const { operation } = requestContext;
+    // Schema tools send queries; a mutation of `__typename` alone still costs its root type.
     const free =
       this.#options.introspectionOnlyIsFree &&
-      operation !== undefined &&
-      isIntrospectionOnly(requestContext.document, operation);
+      request.operation.operation === 'query' &&
+      isIntrospectionOnly(request.document, request.operation);
     if (free) return { requested: 0, free: true };
-    const requested = this.chargeOf(estimate, requestContext);
+    const requested = this.chargeOf(estimate, request.args);
     if (!breakdown) return { requested };
     const fields = estimate.fields ?? [];
     if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };
@@ -141,60 +146,59 @@ export class OperationPricer<TContext extends BaseContext> {
    * hide work the charge is at least what the meter saw the resolvers do.
    */
   settledCharge(
-    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
+    request: BudgetRequest<TArgs>,
+    response: BudgetResponse,
     requested: number,
     metered: MeteredExecution | undefined,
   ): { charged: number | null; actual: number | null } {
-    const body = requestContext.response.body;
-    if (body.kind !== 'single') return { charged: null, actual: null };
-    const { data } = body.singleResult;
+    if (response.incremental) return { charged: null, actual: null };
+    const { data, errors } = response;
     // graphql-js returns no `data` only when it ran no resolver: nothing was done.
     if (data === undefined) return { charged: 0, actual: null };
-    // The raw errors keep their paths even where a `formatError` strips them from the response.
-    const errors = requestContext.errors ?? body.singleResult.errors ?? null;
+    const meter = metered?.shared === false ? metered : undefined;
     const hidden = data === null || (errors !== null && errors.length > 0);
-    if (!hidden && metered?.exact === true) {
-      const charged = metered.charged();
+    if (!hidden && meter?.exact === true) {
+      const charged = meter.charged();
       return { charged, actual: charged };
     }
-    const walked = this.#walk(requestContext, data, errors);
+    const walked = this.#walk(request, data, errors);
     if (walked === undefined) return { charged: requested, actual: null };
-    const charged = hidden && metered !== undefined ? Math.max(walked, metered.charged()) : walked;
+    const charged = hidden && meter !== undefined ? Math.max(walked, meter.charged()) : walked;
     return { charged, actual: charged };
   }
 
   /** The actual cost from the response, charged; undefined when it cannot be measured. */
   #walk(
-    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
+    request: BudgetRequest<TArgs>,
     data: Readonly<Record<string, unknown>> | null,
-    errors: readonly { readonly path?: readonly (string | number)[] | undefined }[] | null,
+    errors: BudgetResponse['errors'],
   ): number | undefined {
     const analyzer = this.#analyzer;
-    if (analyzer === undefined || requestContext.document === undefined) return undefined;
+    if (analyzer === undefined) return undefined;
     let cost: CostEstimate;
     try {
       cost = analyzer.actual({
-        document: requestContext.document,
-        operation: requestContext.operation,
-        operationName: requestContext.request.operationName ?? null,
-        variables: requestContext.request.variables ?? null,
+        document: request.document,
+        operation: request.operation,
+        operationName: request.operationName,
+        variables: request.variables ?? null,
         data,
         errors,
       });
     } catch (error) {
-      requestContext.logger.warn(
+      request.logger.warn(
         `graphql-budget: could not measure the actual cost (${error instanceof Error ? error.message : String(error)}); nothing refunded.`,
       );
       return undefined;
     }
-    return this.chargeOf(cost, requestContext);
+    return this.chargeOf(cost, request.args);
   }
 
   /**
    * Names, once per schema that has them, the lists of scalars or enums a client sizes that weigh
    * nothing: only `maxListSize` bounds what they cost the server.
    */
-  #warnAboutFreeLists(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: Logger): void {
+  #warnAboutFreeLists(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: BudgetLogger): void {
     const coordinates = lintCostSchema(schema, supergraphSdl === undefined ? {} : { supergraphSdl })
       .filter((finding) => finding.rule === CostLintRule.unweightedClientSizedLeafList)
       .map((finding) => finding.coordinate);
@@ -212,21 +216,16 @@ export class OperationPricer<TContext extends BaseContext> {
   /**
    * A meter for the execution of the request's operation, whose work is charged as the `cost` option
    * charges an estimate; undefined before the schema loads, for a gateway (its resolvers run in the
-   * subgraphs, so its hook sees nothing), and with `estimators` (which price their own way).
+   * subgraphs), and with `estimators` (which price their own way).
    */
-  meter(requestContext: GraphQLRequestContext<TContext>): MeteredExecution | undefined {
+  meter(request: BudgetRequest<TArgs>): MeteredExecution | undefined {
     const analyzer = this.#analyzer;
-    const operation = requestContext.operation;
-    if (analyzer === undefined || operation === undefined || this.#gateway || this.#options.analyzer.estimators) {
-      return undefined;
-    }
+    const { operation } = request;
+    if (analyzer === undefined || this.#gateway || this.#options.analyzer.estimators) return undefined;
     const meter = analyzer.meter(operation.operation);
-    // Introspection fields are not reported to the meter, and a mutation's root fields cost at least their estimate.
-    const exact =
-      meter.exact &&
-      operation.operation === 'query' &&
-      (requestContext.document === undefined || !selectsIntrospection(requestContext.document, operation));
-    return new MeteredExecution(meter, exact, (cost) => this.chargeOf(cost, requestContext));
+    // Introspection fields are not metered, and a mutation's root fields cost at least their estimate.
+    const exact = meter.exact && operation.operation === 'query' && !selectsIntrospection(request.document, operation);
+    return new MeteredExecution(meter, exact, (cost) => this.chargeOf(cost, request.args));
   }
 
   /** The schema the operations are priced against (after `load`). */
@@ -235,10 +234,10 @@ export class OperationPricer<TContext extends BaseContext> {
   }
 
   /** The `cost` option applied to an estimate of a request, checked. */
-  chargeOf(estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>): number {
+  chargeOf(estimate: CostEstimate, args: TArgs): number {
     let value: unknown;
     try {
-      value = this.#charged(estimate, requestContext);
+      value = this.#charged(estimate, args);
     } catch (error) {
       throw new ChargeFunctionError(
         `\`cost\` threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -251,32 +250,24 @@ export class OperationPricer<TContext extends BaseContext> {
     return value;
   }
 
-  async #estimateCached(requestContext: GraphQLRequestContextDidResolveOperation<TContext>): Promise<CachedEstimate> {
-    const { request, operation } = requestContext;
-    const key =
-      operation === undefined
-        ? undefined
-        : estimateCacheKey(requestContext.queryHash, request.operationName, operation, request.variables);
+  async #estimateCached(request: BudgetRequest<TArgs>): Promise<CachedEstimate> {
+    const key = estimateCacheKey(request.documentKey, request.operationName, request.operation, request.variables);
     const cached = key === undefined ? undefined : await this.#cache.get(key);
     if (cached !== undefined) return cached;
-    const entry = this.#estimateFresh(requestContext, false);
+    const entry = this.#estimateFresh(request, false);
     if (key !== undefined) this.#cache.set(key, entry);
     return entry;
   }
 
-  #estimateFresh(
-    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-    breakdown: boolean,
-  ): CachedEstimate {
+  #estimateFresh(request: BudgetRequest<TArgs>, breakdown: boolean): CachedEstimate {
     const analyzer = this.#analyzer;
-    if (analyzer === undefined) throw new Error('queryBudgetPlugin: the schema has not been loaded yet.');
-    const { document, request } = requestContext;
+    if (analyzer === undefined) throw new Error('graphql-budget: the schema has not been loaded yet.');
     try {
       return {
         estimate: analyzer.estimate({
-          document,
-          operation: requestContext.operation,
-          operationName: request.operationName ?? null,
+          document: request.document,
+          operation: request.operation,
+          operationName: request.operationName,
           variables: request.variables ?? null,
           breakdown,
         }),

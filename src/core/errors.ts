@@ -1,5 +1,4 @@
-import { GraphQLError, getLocation, type ASTNode } from 'graphql';
-import type { HeaderMap } from '@apollo/server';
+import { GraphQLError, type ASTNode, type GraphQLErrorOptions, type Source } from 'graphql';
 import { CostAnalysisError } from '../cost/errors.js';
 
 /** The `extensions.code` of every error the budget plugin returns. */
@@ -30,11 +29,11 @@ export const BudgetErrorCode = {
 
 export type BudgetErrorCode = (typeof BudgetErrorCode)[keyof typeof BudgetErrorCode];
 
-/** Where an error puts its HTTP status and headers (Apollo reads `extensions.http`). */
-export interface ErrorHttp {
-  status: number;
-  headers: HeaderMap;
-}
+/**
+ * An error's `extensions.http`, the HTTP status and headers it asks for, in the server's own shape
+ * (see `BudgetRequest.http`); undefined where there is no HTTP response (a subscription event).
+ */
+export type ErrorHttp = unknown;
 
 /**
  * A budget error is an answer, not a fault: it carries no stack, so Apollo's
@@ -46,9 +45,12 @@ function budgetError(
   code: string,
   http: ErrorHttp | undefined,
   extra: Record<string, unknown> = {},
+  where: Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions'> = {},
 ): GraphQLError {
-  const extensions = http === undefined ? { code, ...extra } : { code, ...extra, http };
-  return withoutStack(new GraphQLError(message, { extensions }));
+  const extensions: Record<string, unknown> = http === undefined ? { code, ...extra } : { code, ...extra, http };
+  // Where in the document, as nodes or as source and offsets: what servers rebuild an error from
+  // (GraphQL Yoga re-creates every error from its nodes, source and positions).
+  return withoutStack(new GraphQLError(message, { ...where, extensions }));
 }
 
 function withoutStack(error: GraphQLError): GraphQLError {
@@ -112,15 +114,14 @@ export function dryRunLimitedError(input: {
 
 /** A `rateLimit(dryRun: true)` below the root, which no dry run can answer: HTTP 400. */
 export function nestedDryRunError(node: ASTNode, http: ErrorHttp): GraphQLError {
-  const error = budgetError(
+  return budgetError(
     'rateLimit(dryRun: true) must be selected at the root of the operation: a dry run answers with rateLimit ' +
       'alone there, and nothing else runs. Move it to the root, or ask with dryRun: false.',
     BudgetErrorCode.DRY_RUN_NOT_AT_ROOT,
     http,
+    {},
+    { nodes: node },
   );
-  (error as { locations: unknown }).locations =
-    node.loc === undefined ? undefined : [getLocation(node.loc.source, node.loc.start)];
-  return error;
 }
 
 export function tooExpensiveError(input: { estimatedCost: number; maxCost: number; http?: ErrorHttp }): GraphQLError {
@@ -141,20 +142,27 @@ export interface CostErrorRecord {
   readonly message: string;
   readonly code: string;
   readonly locations: readonly { readonly line: number; readonly column: number }[] | undefined;
+  /** The same places as offsets into the document's text (which the cached record does not keep). */
+  readonly positions: readonly number[] | undefined;
 }
 
 /** The record of a cost-engine error (`CostAnalysisError`), or undefined for any other error. */
 export function costErrorRecord(cause: unknown): CostErrorRecord | undefined {
   if (!(cause instanceof CostAnalysisError)) return undefined;
   const locations = cause.locations?.map(({ line, column }) => ({ line, column }));
-  return { message: cause.message, code: cause.code, locations };
+  return { message: cause.message, code: cause.code, locations, positions: cause.positions?.slice() };
 }
 
 /**
  * The cost engine could not price the operation (work cap, invalid variables, a missing slicing
  * argument): HTTP 400, its message, code and locations. The request, not the server, is at fault.
  */
-export function costAnalysisError(record: CostErrorRecord, http?: ErrorHttp): GraphQLError {
+export function costAnalysisError(record: CostErrorRecord, http?: ErrorHttp, source?: Source): GraphQLError {
+  // With the request's document text (the same text for every request of one cache key), the error
+  // has its source and offsets, from which GraphQLError computes `locations` as a server would.
+  if (source !== undefined && record.positions !== undefined && record.positions.length > 0) {
+    return budgetError(record.message, record.code, http, {}, { source, positions: record.positions });
+  }
   const error = budgetError(record.message, record.code, http);
   // GraphQLError computes `locations` from AST nodes; the record carries them without the nodes.
   (error as { locations: CostErrorRecord['locations'] }).locations = record.locations;

@@ -33,7 +33,7 @@ function sizeOf(value: CachedEstimate, key: string): number {
   let bytes = ENTRY_OVERHEAD_BYTES + stringBytes(key);
   if ('error' in value) {
     bytes += stringBytes(value.error.message) + stringBytes(value.error.code);
-    bytes += 32 * (value.error.locations?.length ?? 0);
+    bytes += 32 * (value.error.locations?.length ?? 0) + 8 * (value.error.positions?.length ?? 0);
   }
   return bytes;
 }

@@ -1,20 +1,17 @@
-import type { GraphQLServerContext } from '@apollo/server';
 import { BucketStoreTimeoutError } from '../bucket/errors.js';
 import { allowedResult, consumeInOrder, deniedResult } from '../bucket/multi-charge.js';
 import type { BucketCallOptions, BucketLimit, BucketResult, BucketStore, MultiBucketResult } from '../bucket/types.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker.js';
-import type { StoreOutcome } from './decision-event.js';
+import type { BudgetLogger } from './logger.js';
+import type { StoreOutcome } from './outcomes.js';
 
-type Logger = GraphQLServerContext['logger'];
+type Logger = BudgetLogger;
 
 /** How long after the store's own deadline the plugin stops waiting for a store that ignores it (ms). */
 export const BACKSTOP_GRACE_MS = 20;
 
 /** Circuit breakers kept at most, one per store partition (see `BucketStore.partitionOf`). */
 export const MAX_BREAKERS = 1024;
-
-/** What happens to a request when the bucket store errors or misses its deadline. */
-export type StoreErrorPolicy = 'allow' | 'deny' | 'local';
 
 /** The outcome of charging a caller's buckets. */
 export type Charge =

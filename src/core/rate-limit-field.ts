@@ -13,12 +13,13 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
-  type FormattedExecutionResult,
+  type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { processGlobal } from './process-global.js';
 
 /**
  * A `rateLimit` field in GitHub's shape, for a client to ask what it has left: merge
@@ -74,11 +75,12 @@ export interface RateLimitReading {
 }
 
 /**
- * Request context value → the reading of its operation's budget (set by the plugin before
+ * Request context value → the reading of its operation's budget (set by the request path before
  * execution). The view is built only when a `rateLimit` field is resolved: most operations do not
- * ask, and formatting `resetAt` on every request would cost them all.
+ * ask, and formatting `resetAt` on every request would cost them all. One map per process (the
+ * resolvers may come from one build of this library and the budget from the other).
  */
-const readings = new WeakMap<object, RateLimitReading>();
+const readings = processGlobal('rate-limit-readings', () => new WeakMap<object, RateLimitReading>());
 
 /** The plugin records the reading of a request (keyed by Apollo's per-request context value). */
 export function setRateLimitView(contextValue: object, reading: RateLimitReading): void {
@@ -247,7 +249,7 @@ export async function executeRateLimitOnly(input: {
   fields: readonly FieldNode[];
   variables: Readonly<Record<string, unknown>> | undefined;
   contextValue: unknown;
-}): Promise<FormattedExecutionResult> {
+}): Promise<ExecutionResult> {
   const operation: OperationDefinitionNode = {
     ...input.operation,
     selectionSet: { kind: Kind.SELECTION_SET, selections: input.fields },
@@ -256,16 +258,13 @@ export async function executeRateLimitOnly(input: {
     kind: Kind.DOCUMENT,
     definitions: [operation, ...fragmentsOf(input.document).values()],
   };
-  const result = await execute({
+  return execute({
     schema: input.schema,
     document,
-    variableValues: { ...input.variables },
+    // As given: a copy would drop a JSON `__proto__` key, an own property of the parsed variables.
+    variableValues: input.variables,
     contextValue: input.contextValue,
   });
-  return {
-    ...(result.errors === undefined ? {} : { errors: result.errors.map((error) => error.toJSON()) }),
-    data: result.data,
-  };
 }
 
 function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {

@@ -1,10 +1,9 @@
 import type { FieldNode, GraphQLError } from 'graphql';
 import type { FieldCostBreakdown } from '../cost/types.js';
-import type { BucketsView } from './bucket-charge.js';
-import type { CostResult } from './decision-event.js';
+import type { BucketsView } from './charge.js';
 import type { Charge } from './guarded-store.js';
 import type { ResolvedLimit } from './limits.js';
-import type { BudgetMode } from './options.js';
+import type { BudgetMode, CostResult } from './outcomes.js';
 
 /** What the plugin decided for one operation, kept from `didResolveOperation` until its response is sent. */
 export interface Budget {

@@ -9,11 +9,16 @@ export const budgetExposedHeaders: readonly string[] = [
 
 const EXPOSE_HEADER = 'access-control-expose-headers';
 
-/** The header maps read and written here (Apollo's `HeaderMap` fits). */
+/** The response header maps written here (Apollo's `HeaderMap`, a `Map`, fits). */
 interface Headers {
   get(name: string): string | undefined;
   set(name: string, value: string): unknown;
   has(name: string): boolean;
+}
+
+/** A request's headers (Apollo's `HeaderMap`, the Fetch API's `Headers`). */
+interface RequestHeaders {
+  get(name: string): string | null | undefined;
 }
 
 /**
@@ -24,11 +29,12 @@ interface Headers {
  * plugin's value must repeat them). Without an `Origin` (not a CORS request) nothing is added.
  */
 export function exposeBudgetHeaders(
-  requestHeaders: Headers | undefined,
+  requestHeaders: RequestHeaders | undefined,
   responseHeaders: Headers,
   extra: readonly string[],
 ): void {
-  if (requestHeaders?.has('origin') !== true) return;
+  const origin = requestHeaders?.get('origin');
+  if (origin === undefined || origin === null) return;
   const written = budgetExposedHeaders.filter((name) => responseHeaders.has(name));
   if (written.length === 0) return;
   const names = new Map<string, string>();

@@ -1,4 +1,3 @@
-import type { BaseContext, GraphQLRequestContext, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import type { BucketPolicy, BucketStore } from '../bucket/types.js';
 import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions, CostModel } from '../cost/analyzer.js';
@@ -8,14 +7,18 @@ import { redisClientKind } from '../bucket/redis-client.js';
 import { checkPolicy } from '../bucket/validate.js';
 import { checkKnownOptions } from './known-options.js';
 import { resolveLimits, type BudgetLimit } from './limits.js';
-import type { StoreErrorPolicy } from './guarded-store.js';
+import type { BudgetMode, StoreErrorPolicy } from './outcomes.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
 
-/** `'enforce'` rejects what does not fit; `'measure'` charges the same way but never rejects. */
-export type BudgetMode = 'enforce' | 'measure';
+export type { BudgetMode } from './outcomes.js';
 
-/** Options of `queryBudgetPlugin`. Only `identify` is required. */
-export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> {
+/**
+ * The options of every server's budget (`queryBudgetPlugin` for Apollo Server, `useQueryBudget` for
+ * Envelop and GraphQL Yoga). Only `identify` is required. `TArgs` is what the callbacks receive:
+ * the request as the server describes it (Apollo Server's request context; Envelop's
+ * `{ context, document, operationName, variables }`).
+ */
+export interface BudgetOptions<TArgs> {
   /**
    * Who pays for the operation: the key of the caller's bucket (any string; the store maps it to a
    * safe key). Required: there is no safe default. Derive it from something the server verified
@@ -27,9 +30,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * `INTERNAL_SERVER_ERROR` with a generic message and is logged in full. `null` is allowed only
    * for a request that `skip` skips (`skip` is asked first, so `identify` is then not called at all).
    */
-  identify: (
-    requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-  ) => string | null | Promise<string | null>;
+  identify(request: TArgs): string | null | Promise<string | null>;
   /**
    * Callers that are never charged (health checks, internal services): when it returns true the
    * operation is not priced against any bucket, runs, and is reported as `SKIPPED` (metrics and
@@ -37,7 +38,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * something the server verified, never from a header a client can set.
    * @default undefined (nobody is skipped)
    */
-  skip?: (requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => boolean | Promise<boolean>;
+  skip?(request: TArgs): boolean | Promise<boolean>;
   /**
    * The caller's budget: one policy (`{ capacity, refillPerSecond }`: one bucket per caller, named
    * `policyName` in the headers), a list of limits charged together, or a function of the request
@@ -63,9 +64,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   policy?:
     | BucketPolicy
     | readonly BudgetLimit[]
-    | ((
-        requestContext: GraphQLRequestContextDidResolveOperation<TContext>,
-      ) => BucketPolicy | readonly BudgetLimit[] | Promise<BucketPolicy | readonly BudgetLimit[]>);
+    | ((request: TArgs) => BucketPolicy | readonly BudgetLimit[] | Promise<BucketPolicy | readonly BudgetLimit[]>);
   /**
    * Where buckets live. Use a `RedisBucketStore` when more than one server process serves the API.
    * @default a new `MemoryBucketStore` (this process only; a warning is logged once at startup)
@@ -78,7 +77,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * per request (a dark launch per tenant: measure for most, enforce for some).
    * @default 'enforce'
    */
-  mode?: BudgetMode | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => BudgetMode);
+  mode?: BudgetMode | ((request: TArgs) => BudgetMode);
   /**
    * The largest cost one operation may have; above it the operation is rejected with HTTP 400
    * `COST_ESTIMATED_TOO_EXPENSIVE` before any token is taken. It is also capped by the
@@ -86,7 +85,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * decides per request.
    * @default the smallest capacity of the operation's buckets
    */
-  maxCost?: number | ((requestContext: GraphQLRequestContextDidResolveOperation<TContext>) => number);
+  maxCost?: number | ((request: TArgs) => number);
   /**
    * What an operation is charged, from its estimate (and, after execution, from its actual cost).
    * Must return a finite number ≥ 0, or `Infinity` (treated as too expensive); anything else, or a
@@ -95,7 +94,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * estimate and for the actual cost of one request, or refunds are off by the difference.
    * @default `typeCost + fieldCost`
    */
-  cost?: (estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number;
+  cost?(estimate: CostEstimate, request: TArgs): number;
   /**
    * How the directives become a number (cost engine option): `'ibm'`, the IBM cost spec's static
    * analysis; `'apollo'`, Apollo Router's demand-control formula, so that `maxCost` and the budgets
@@ -139,7 +138,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   introspectionIsFree?: boolean;
   /**
-   * Whether an operation that selects nothing but introspection (`__schema`, `__type`,
+   * Whether a query that selects nothing but introspection (`__schema`, `__type`,
    * `__typename`, as schema tools send: Apollo Sandbox, GraphiQL, graphql-codegen) is charged
    * nothing. On where Apollo Server enables introspection by default, outside production: then
    * those tools work whatever the caller's budget, while introspection beside other fields is still
@@ -183,7 +182,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * `Retry-After` is always sent with a 429 or 503.
    * @default true
    */
-  exposeCost?: boolean | ((requestContext: GraphQLRequestContext<TContext>) => boolean);
+  exposeCost?: boolean | ((request: TArgs) => boolean);
   /**
    * What happens to a response that Apollo's cache control would let a shared cache (a CDN, a
    * proxy) keep (`cache-control: max-age=…, public`), when the plugin adds the caller's budget to it
@@ -220,7 +219,7 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * `MAX_BREAKDOWN_ENTRIES` (1,000) entries are returned; `fieldsTruncated: true` says when more existed.
    * @default false
    */
-  fieldBreakdown?: boolean | ((requestContext: GraphQLRequestContext<TContext>) => boolean);
+  fieldBreakdown?: boolean | ((request: TArgs) => boolean);
   /**
    * Request header that, set to `fields`, asks for the per-field cost breakdown (see
    * `fieldBreakdown`). Lower case.
@@ -275,6 +274,9 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   metrics?: boolean | { operationName?: boolean; maxOperationNames?: number };
 }
 
+/** The longest delay a timer takes (ms): Node runs a longer one after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Distinct `graphql.operation.name` values recorded at most (`metrics.maxOperationNames`). */
 const DEFAULT_MAX_OPERATION_NAMES = 100;
 
@@ -297,7 +299,7 @@ export const queryBudgetDefaults = {
   dryRunLimit: { capacity: 10, refillPerSecond: 1 },
   cacheableResponses: 'private',
   corsExposeHeaders: [],
-} as const satisfies Partial<QueryBudgetOptions>;
+} as const satisfies Partial<BudgetOptions<unknown>>;
 
 /** Every option's name, so that an unknown one is refused (the type keeps the list complete). */
 const OPTION_NAMES = {
@@ -329,63 +331,61 @@ const OPTION_NAMES = {
   dryRunLimit: true,
   onDecision: true,
   metrics: true,
-} as const satisfies Record<keyof QueryBudgetOptions, true>;
+} as const satisfies Record<keyof BudgetOptions<unknown>, true>;
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
-export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
-  identify: QueryBudgetOptions<TContext>['identify'];
-  skip: QueryBudgetOptions<TContext>['skip'];
-  policy: NonNullable<QueryBudgetOptions<TContext>['policy']>;
+export interface ResolvedBudgetOptions<TArgs> {
+  identify: BudgetOptions<TArgs>['identify'];
+  skip: BudgetOptions<TArgs>['skip'];
+  policy: NonNullable<BudgetOptions<TArgs>['policy']>;
   store: BucketStore | undefined;
-  mode: NonNullable<QueryBudgetOptions<TContext>['mode']>;
-  maxCost: QueryBudgetOptions<TContext>['maxCost'];
-  cost: QueryBudgetOptions<TContext>['cost'];
+  mode: NonNullable<BudgetOptions<TArgs>['mode']>;
+  maxCost: BudgetOptions<TArgs>['maxCost'];
+  cost: BudgetOptions<TArgs>['cost'];
   analyzer: CostAnalyzerOptions;
   /** Whether operations of nothing but introspection are free (`introspectionIsFree` makes them so too). */
   introspectionOnlyIsFree: boolean;
   onStoreError: StoreErrorPolicy;
   storeTimeoutMs: number;
   circuitBreaker: Required<CircuitBreakerOptions>;
-  exposeCost: NonNullable<QueryBudgetOptions<TContext>['exposeCost']>;
+  exposeCost: NonNullable<BudgetOptions<TArgs>['exposeCost']>;
   cacheableResponses: 'private' | 'unannotated';
   corsExposeHeaders: readonly string[] | false;
   policyName: string;
-  fieldBreakdown: NonNullable<QueryBudgetOptions<TContext>['fieldBreakdown']>;
+  fieldBreakdown: NonNullable<BudgetOptions<TArgs>['fieldBreakdown']>;
   debugHeader: string;
   estimateCacheMaxBytes: number;
-  onDecision: QueryBudgetOptions<TContext>['onDecision'];
+  onDecision: BudgetOptions<TArgs>['onDecision'];
   denyCacheMaxEntries: number;
   dryRunLimit: BucketPolicy | false;
   metrics: false | { operationName: boolean; maxOperationNames: number };
 }
 
 /** Validates the options and applies the defaults; throws `TypeError`/`RangeError` naming the option. */
-export function resolveOptions<TContext extends BaseContext>(
-  options: QueryBudgetOptions<TContext>,
-): ResolvedQueryBudgetOptions<TContext> {
+export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: string): ResolvedBudgetOptions<TArgs> {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError('queryBudgetPlugin: options must be an object with at least `identify`.');
+    throw new TypeError(`${owner}: options must be an object with at least \`identify\`.`);
   }
   if (typeof options.identify !== 'function') {
     throw new TypeError(
-      "queryBudgetPlugin: `identify` must be a function returning the caller's key (e.g. the authenticated user id); " +
+      `${owner}: \`identify\` must be a function returning the caller's key (e.g. the authenticated user id); ` +
         `got ${describe(options.identify)}.`,
     );
   }
   if ('estimateCacheSize' in options) {
     throw new TypeError(
-      'queryBudgetPlugin: `estimateCacheSize` (entries) was replaced by `estimateCacheMaxBytes` (bytes); ' +
+      `${owner}: \`estimateCacheSize\` (entries) was replaced by \`estimateCacheMaxBytes\` (bytes); ` +
         'remove it or pass `estimateCacheMaxBytes`.',
     );
   }
-  checkKnownOptions('queryBudgetPlugin', options, Object.keys(OPTION_NAMES));
+  checkKnownOptions(owner, options, Object.keys(OPTION_NAMES));
   const policy = options.policy ?? queryBudgetDefaults.policy;
   if (typeof policy !== 'function') {
     try {
       resolveLimits(policy, 'caller', 'budget');
     } catch (error) {
       const problem = error as TypeError | RangeError;
-      const message = `queryBudgetPlugin: ${problem.message.replace(/^policy\b/, '`policy`')}.`;
+      const message = `${owner}: ${problem.message.replace(/^policy\b/, '`policy`')}.`;
       throw problem instanceof RangeError ? new RangeError(message) : new TypeError(message);
     }
   }
@@ -393,82 +393,78 @@ export function resolveOptions<TContext extends BaseContext>(
   const rawClient = redisClientKind(store);
   if (rawClient !== undefined) {
     throw new TypeError(
-      `queryBudgetPlugin: \`store\` is a raw ${rawClient} client; wrap it in a store: \`store: new RedisBucketStore(client)\`.`,
+      `${owner}: \`store\` is a raw ${rawClient} client; wrap it in a store: \`store: new RedisBucketStore(client)\`.`,
     );
   }
   if (store !== undefined && !isBucketStore(store)) {
-    throw new TypeError('queryBudgetPlugin: `store` must implement consume, refund and peek (a BucketStore).');
+    throw new TypeError(`${owner}: \`store\` must implement consume, refund and peek (a BucketStore).`);
   }
   if (options.skip !== undefined && typeof options.skip !== 'function') {
-    throw new TypeError(
-      `queryBudgetPlugin: \`skip\` must be a function of the request; got ${describe(options.skip)}.`,
-    );
+    throw new TypeError(`${owner}: \`skip\` must be a function of the request; got ${describe(options.skip)}.`);
   }
   const mode = options.mode ?? queryBudgetDefaults.mode;
-  if (typeof mode !== 'function') checkMode(mode, '`mode`');
+  if (typeof mode !== 'function') checkMode(owner, mode, '`mode`');
   const maxCost = options.maxCost;
   if (maxCost !== undefined && typeof maxCost !== 'function') {
-    requireNumber(maxCost, '`maxCost`', { min: 0, exclusiveMin: true });
+    requireNumber(owner, maxCost, '`maxCost`', { min: 0, exclusiveMin: true });
   }
   if (options.cost !== undefined && typeof options.cost !== 'function') {
-    throw new TypeError(
-      `queryBudgetPlugin: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`,
-    );
+    throw new TypeError(`${owner}: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`);
   }
   if (options.costModel !== undefined && options.costModel !== 'ibm' && options.costModel !== 'apollo') {
-    throw new RangeError(
-      `queryBudgetPlugin: \`costModel\` must be 'ibm' or 'apollo'; got ${describe(options.costModel)}.`,
-    );
+    throw new RangeError(`${owner}: \`costModel\` must be 'ibm' or 'apollo'; got ${describe(options.costModel)}.`);
   }
   if (options.costModel === 'apollo' && options.estimators !== undefined) {
     throw new RangeError(
-      "queryBudgetPlugin: `estimators` replace the cost directives, so they cannot be combined with `costModel: 'apollo'`.",
+      `${owner}: \`estimators\` replace the cost directives, so they cannot be combined with \`costModel: 'apollo'\`.`,
     );
   }
   if (options.defaultListSize !== undefined) {
-    requireNumber(options.defaultListSize, '`defaultListSize`', { min: 0, allowInfinity: true });
+    requireNumber(owner, options.defaultListSize, '`defaultListSize`', { min: 0, allowInfinity: true });
   }
-  if (options.maxNodes !== undefined) requireNumber(options.maxNodes, '`maxNodes`', { min: 1, integer: true });
+  if (options.maxNodes !== undefined) requireNumber(owner, options.maxNodes, '`maxNodes`', { min: 1, integer: true });
   const maxListSize = options.maxListSize ?? queryBudgetDefaults.maxListSize;
-  requireNumber(maxListSize, '`maxListSize`', { min: 0, allowInfinity: true });
+  requireNumber(owner, maxListSize, '`maxListSize`', { min: 0, allowInfinity: true });
   const introspectionIsFree = options.introspectionIsFree ?? queryBudgetDefaults.introspectionIsFree;
   if (typeof introspectionIsFree !== 'boolean') {
-    throw new TypeError(
-      `queryBudgetPlugin: \`introspectionIsFree\` must be a boolean; got ${describe(introspectionIsFree)}.`,
-    );
+    throw new TypeError(`${owner}: \`introspectionIsFree\` must be a boolean; got ${describe(introspectionIsFree)}.`);
   }
-  if (options.estimators !== undefined && !Array.isArray(options.estimators)) {
+  const { estimators } = options;
+  if (
+    estimators !== undefined &&
+    (!Array.isArray(estimators) ||
+      estimators.length === 0 ||
+      estimators.some((estimator) => typeof estimator !== 'function'))
+  ) {
     throw new TypeError(
-      `queryBudgetPlugin: \`estimators\` must be an array of estimator functions; got ${describe(options.estimators)}.`,
+      `${owner}: \`estimators\` must be a non-empty array of estimator functions; got ${describe(estimators)}.`,
     );
   }
   const onStoreError = options.onStoreError ?? queryBudgetDefaults.onStoreError;
   if (onStoreError !== 'allow' && onStoreError !== 'deny' && onStoreError !== 'local') {
     throw new RangeError(
-      `queryBudgetPlugin: \`onStoreError\` must be 'allow', 'deny' or 'local'; got ${describe(onStoreError)}.`,
+      `${owner}: \`onStoreError\` must be 'allow', 'deny' or 'local'; got ${describe(onStoreError)}.`,
     );
   }
   const storeTimeoutMs = options.storeTimeoutMs ?? queryBudgetDefaults.storeTimeoutMs;
-  requireNumber(storeTimeoutMs, '`storeTimeoutMs`', { min: 1 });
+  requireNumber(owner, storeTimeoutMs, '`storeTimeoutMs`', { min: 1, max: MAX_TIMER_MS });
   const breaker = options.circuitBreaker ?? {};
   if (breaker === null || typeof breaker !== 'object') {
-    throw new TypeError(`queryBudgetPlugin: \`circuitBreaker\` must be an object; got ${describe(breaker)}.`);
+    throw new TypeError(`${owner}: \`circuitBreaker\` must be an object; got ${describe(breaker)}.`);
   }
-  checkKnownOptions('queryBudgetPlugin: `circuitBreaker`', breaker, ['failureThreshold', 'cooldownMs']);
+  checkKnownOptions(`${owner}: \`circuitBreaker\``, breaker, ['failureThreshold', 'cooldownMs']);
   const failureThreshold = breaker.failureThreshold ?? queryBudgetDefaults.circuitBreaker.failureThreshold;
-  requireNumber(failureThreshold, '`circuitBreaker.failureThreshold`', { min: 1, integer: true });
+  requireNumber(owner, failureThreshold, '`circuitBreaker.failureThreshold`', { min: 1, integer: true });
   const cooldownMs = breaker.cooldownMs ?? queryBudgetDefaults.circuitBreaker.cooldownMs;
-  requireNumber(cooldownMs, '`circuitBreaker.cooldownMs`', { min: 0 });
+  requireNumber(owner, cooldownMs, '`circuitBreaker.cooldownMs`', { min: 0, max: MAX_TIMER_MS });
   const exposeCost = options.exposeCost ?? queryBudgetDefaults.exposeCost;
   if (typeof exposeCost !== 'boolean' && typeof exposeCost !== 'function') {
-    throw new TypeError(
-      `queryBudgetPlugin: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`,
-    );
+    throw new TypeError(`${owner}: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`);
   }
   const cacheableResponses = options.cacheableResponses ?? queryBudgetDefaults.cacheableResponses;
   if (cacheableResponses !== 'private' && cacheableResponses !== 'unannotated') {
     throw new RangeError(
-      `queryBudgetPlugin: \`cacheableResponses\` must be 'private' or 'unannotated'; got ${describe(cacheableResponses)}.`,
+      `${owner}: \`cacheableResponses\` must be 'private' or 'unannotated'; got ${describe(cacheableResponses)}.`,
     );
   }
   const corsExposeHeaders = options.corsExposeHeaders ?? queryBudgetDefaults.corsExposeHeaders;
@@ -480,51 +476,47 @@ export function resolveOptions<TContext extends BaseContext>(
     )
   ) {
     throw new TypeError(
-      `queryBudgetPlugin: \`corsExposeHeaders\` must be false or an array of header names; got ${describe(corsExposeHeaders)}.`,
+      `${owner}: \`corsExposeHeaders\` must be false or an array of header names; got ${describe(corsExposeHeaders)}.`,
     );
   }
   const policyName = options.policyName ?? queryBudgetDefaults.policyName;
   if (typeof policyName !== 'string' || !POLICY_NAME_PATTERN.test(policyName)) {
     throw new RangeError(
-      `queryBudgetPlugin: \`policyName\` must be 1 to 64 letters, digits or _ . : -; got ${describe(policyName)}.`,
+      `${owner}: \`policyName\` must be 1 to 64 letters, digits or _ . : -; got ${describe(policyName)}.`,
     );
   }
   const fieldBreakdown = options.fieldBreakdown ?? queryBudgetDefaults.fieldBreakdown;
   if (typeof fieldBreakdown !== 'boolean' && typeof fieldBreakdown !== 'function') {
     throw new TypeError(
-      `queryBudgetPlugin: \`fieldBreakdown\` must be a boolean or a function; got ${describe(fieldBreakdown)}.`,
+      `${owner}: \`fieldBreakdown\` must be a boolean or a function; got ${describe(fieldBreakdown)}.`,
     );
   }
   const denyCacheMaxEntries = options.denyCacheMaxEntries ?? queryBudgetDefaults.denyCacheMaxEntries;
-  requireNumber(denyCacheMaxEntries, '`denyCacheMaxEntries`', { min: 0, integer: true });
+  requireNumber(owner, denyCacheMaxEntries, '`denyCacheMaxEntries`', { min: 0, integer: true });
   if (options.onDecision !== undefined && typeof options.onDecision !== 'function') {
-    throw new TypeError(`queryBudgetPlugin: \`onDecision\` must be a function; got ${describe(options.onDecision)}.`);
+    throw new TypeError(`${owner}: \`onDecision\` must be a function; got ${describe(options.onDecision)}.`);
   }
   const metricsOption = options.metrics ?? queryBudgetDefaults.metrics;
   if (typeof metricsOption !== 'boolean' && (metricsOption === null || typeof metricsOption !== 'object')) {
     throw new TypeError(
-      `queryBudgetPlugin: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(metricsOption)}.`,
+      `${owner}: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(metricsOption)}.`,
     );
   }
   if (typeof metricsOption === 'object') {
-    checkKnownOptions('queryBudgetPlugin: `metrics`', metricsOption, ['operationName', 'maxOperationNames']);
+    checkKnownOptions(`${owner}: \`metrics\``, metricsOption, ['operationName', 'maxOperationNames']);
   }
   const operationName = typeof metricsOption === 'object' ? (metricsOption.operationName ?? false) : false;
   if (typeof operationName !== 'boolean') {
-    throw new TypeError(
-      `queryBudgetPlugin: \`metrics.operationName\` must be a boolean; got ${describe(operationName)}.`,
-    );
+    throw new TypeError(`${owner}: \`metrics.operationName\` must be a boolean; got ${describe(operationName)}.`);
   }
   const maxOperationNames =
     typeof metricsOption === 'object' ? (metricsOption.maxOperationNames ?? DEFAULT_MAX_OPERATION_NAMES) : 0;
   if (typeof metricsOption === 'object' && metricsOption.maxOperationNames !== undefined) {
-    requireNumber(maxOperationNames, '`metrics.maxOperationNames`', { min: 0, integer: true });
+    requireNumber(owner, maxOperationNames, '`metrics.maxOperationNames`', { min: 0, integer: true });
   }
   const debugHeader = options.debugHeader ?? queryBudgetDefaults.debugHeader;
   if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
-    throw new RangeError(
-      `queryBudgetPlugin: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`,
-    );
+    throw new RangeError(`${owner}: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`);
   }
   const dryRunLimit = options.dryRunLimit ?? queryBudgetDefaults.dryRunLimit;
   if (dryRunLimit !== false) {
@@ -532,17 +524,17 @@ export function resolveOptions<TContext extends BaseContext>(
       checkPolicy(dryRunLimit, '`dryRunLimit`');
     } catch (error) {
       const problem = error as TypeError | RangeError;
-      const message = `queryBudgetPlugin: ${problem.message} (or false for no limit).`;
+      const message = `${owner}: ${problem.message} (or false for no limit).`;
       throw problem instanceof RangeError ? new RangeError(message) : new TypeError(message);
     }
   }
   const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
-  requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
+  requireNumber(owner, estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
   const introspectionOnlyIsFree = options.introspectionOnlyIsFree ?? process.env.NODE_ENV !== 'production';
   if (typeof introspectionOnlyIsFree !== 'boolean') {
     throw new TypeError(
-      `queryBudgetPlugin: \`introspectionOnlyIsFree\` must be a boolean; got ${describe(introspectionOnlyIsFree)}.`,
+      `${owner}: \`introspectionOnlyIsFree\` must be a boolean; got ${describe(introspectionOnlyIsFree)}.`,
     );
   }
   const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize, introspectionListSizes: 'schema' };
@@ -579,29 +571,32 @@ export function resolveOptions<TContext extends BaseContext>(
 }
 
 /** Throws unless `mode` is a mode; `name` says where it came from. */
-export function checkMode(mode: unknown, name: string): asserts mode is BudgetMode {
+export function checkMode(owner: string, mode: unknown, name: string): asserts mode is BudgetMode {
   if (mode !== 'enforce' && mode !== 'measure') {
-    throw new RangeError(`queryBudgetPlugin: ${name} must be 'enforce' or 'measure'; got ${describe(mode)}.`);
+    throw new RangeError(`${owner}: ${name} must be 'enforce' or 'measure'; got ${describe(mode)}.`);
   }
 }
 
 interface NumberRule {
   min: number;
+  /** An upper bound, inclusive (a timer's delay: Node clamps one above 2^31 − 1 ms to 1 ms). */
+  max?: number;
   exclusiveMin?: boolean;
   integer?: boolean;
   allowInfinity?: boolean;
 }
 
-function requireNumber(value: unknown, name: string, rule: NumberRule): asserts value is number {
+function requireNumber(owner: string, value: unknown, name: string, rule: NumberRule): asserts value is number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`queryBudgetPlugin: ${name} must be a number; got ${describe(value)}.`);
+    throw new TypeError(`${owner}: ${name} must be a number; got ${describe(value)}.`);
   }
   const finiteOk = Number.isFinite(value) || (rule.allowInfinity === true && value === Infinity);
   const aboveMin = rule.exclusiveMin ? value > rule.min : value >= rule.min;
-  if (!finiteOk || !aboveMin || (rule.integer && !Number.isInteger(value))) {
-    const bound = `${rule.exclusiveMin ? '>' : '≥'} ${rule.min}`;
+  const belowMax = rule.max === undefined || value <= rule.max;
+  if (!finiteOk || !aboveMin || !belowMax || (rule.integer && !Number.isInteger(value))) {
+    const bound = `${rule.exclusiveMin ? '>' : '≥'} ${rule.min}${rule.max === undefined ? '' : ` and ≤ ${rule.max}`}`;
     throw new RangeError(
-      `queryBudgetPlugin: ${name} must be ${rule.integer ? 'an integer' : 'a finite number'} ${bound}; got ${value}.`,
+      `${owner}: ${name} must be ${rule.integer ? 'an integer' : 'a finite number'} ${bound}; got ${value}.`,
     );
   }
 }

@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { VERSION } from '../version.js';
-import { CostResult, type StoreOutcome } from './decision-event.js';
-import type { BudgetMode } from './options.js';
+import { CostResult, type BudgetMode, type StoreOutcome } from './outcomes.js';
 
 /**
  * OpenTelemetry metrics of the plugin, through `@opentelemetry/api` when it is installed (an optional

@@ -1,4 +1,3 @@
-import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import type { BucketResult } from '../bucket/types.js';
 import type { Budget } from './budget.js';
 import { throttleStatusOf, type BudgetStatus, type CostExtension } from './cost-extension.js';
@@ -13,8 +12,15 @@ import {
   wholeSecondsUntil,
 } from './rate-limit-headers.js';
 
+/** What a response tells the caller about their budget: its `extensions.cost`, and header fields. */
+export interface BudgetAnnotation {
+  readonly cost: CostExtension;
+  /** Header fields to set on the response, names in lower case. */
+  readonly headers: readonly (readonly [name: string, value: string])[];
+}
+
 /**
- * Writes what the caller is told about their budget: `extensions.cost` (Shopify's shape; with
+ * Step 6 of the request path: the annotation. Says what the caller is told about their budget: `extensions.cost` (Shopify's shape; with
  * several buckets, `throttleStatus` is the one that binds and `budgets` lists them all) and the
  * `RateLimit-Policy` / `RateLimit` header fields (draft-ietf-httpapi-ratelimit-headers-10: every
  * policy in `RateLimit-Policy`, one member each; one member in `RateLimit`, the bucket that binds).
@@ -28,13 +34,10 @@ export class ResponseAnnotator {
     this.#policyName = policyName;
   }
 
-  annotate<TContext extends BaseContext>(
-    requestContext: GraphQLRequestContextWillSendResponse<TContext>,
-    budget: Budget,
-    actual: number | null,
-  ): void {
+  /** The annotation of a settled operation (undefined when it has no bucket: skipped). */
+  annotation(budget: Budget, actual: number | null): BudgetAnnotation | undefined {
     const { limits, view } = budget;
-    if (limits.length === 0) return;
+    if (limits.length === 0) return undefined;
     const binding = view === undefined ? 0 : view.binding;
     const bindingLimit = limits[binding] as ResolvedLimit;
     const bindingBucket = view?.results[binding];
@@ -48,23 +51,18 @@ export class ResponseAnnotator {
     if (budget.fields) cost.fields = budget.fields;
     if (budget.fieldsTruncated) cost.fieldsTruncated = true;
 
-    const body = requestContext.response.body;
-    if (body.kind === 'single') {
-      body.singleResult.extensions = { ...body.singleResult.extensions, cost };
-    } else {
-      body.initialResult.extensions = { ...body.initialResult.extensions, cost };
-    }
+    const headers: [string, string][] = [];
     const stated = limits.filter((limit) => expressible(limit.policy));
-    if (stated.length === 0) return;
-    const headers = requestContext.response.http.headers;
-    headers.set(RATE_LIMIT_POLICY_HEADER, stated.map((limit) => this.#policyHeader(limit)).join(', '));
+    if (stated.length === 0) return { cost, headers };
+    headers.push([RATE_LIMIT_POLICY_HEADER, stated.map((limit) => this.#policyHeader(limit)).join(', ')]);
     if (bindingBucket && expressible(bindingLimit.policy)) {
       const reset = resetOf(budget, bindingBucket);
-      headers.set(
+      headers.push([
         RATE_LIMIT_HEADER,
         formatRateLimit(this.#nameOf(budget, bindingLimit), bindingBucket.remaining, reset),
-      );
+      ]);
     }
+    return { cost, headers };
   }
 
   #nameOf(budget: Budget, limit: ResolvedLimit): string {

@@ -1,0 +1,140 @@
+import { getOperationAST, subscribe, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
+import type { CostAnalyzerOptions } from '../cost/types.js';
+import { documentKeyOf } from '../core/document-key.js';
+import { checkKnownOptions } from '../core/known-options.js';
+import { consoleLogger, type BudgetLogger } from '../core/logger.js';
+import type { BudgetOptions } from '../core/options.js';
+import type { BudgetRequest } from '../core/request.js';
+import { RequestPath } from '../core/request-path.js';
+import { subscribeWithBudget, type BudgetedSubscription } from '../core/subscription.js';
+
+/** The options that only mean something for an HTTP response, left out of `budgetedSubscribe`'s. */
+type HttpOnlyOption =
+  | 'cacheableResponses'
+  | 'corsExposeHeaders'
+  | 'fieldBreakdown'
+  | 'debugHeader'
+  | 'dryRunLimit'
+  | 'estimateCacheMaxBytes'
+  | 'introspectionOnlyIsFree';
+
+/**
+ * Options of `budgetedSubscribe`: those of `queryBudgetPlugin` that apply to a subscription (only
+ * `identify` is required), whose per-request functions receive graphql-js `ExecutionArgs`
+ * (graphql-ws hands `subscribe` its `contextValue`, from the server's `context` option).
+ */
+export interface BudgetedSubscribeOptions extends Omit<BudgetOptions<ExecutionArgs>, HttpOnlyOption> {
+  /**
+   * Cost-engine options, the older spelling of `costModel`, `defaultListSize`, `maxListSize`,
+   * `maxNodes`, `estimators` and `introspectionIsFree` (give each in one place only).
+   */
+  analyzer?: Pick<
+    CostAnalyzerOptions,
+    'costModel' | 'defaultListSize' | 'maxListSize' | 'maxNodes' | 'estimators' | 'introspectionIsFree'
+  >;
+  /** Where faults of `identify`, `policy` and `cost` are logged. @default `console` (without debug lines) */
+  logger?: Partial<BudgetLogger> & Pick<BudgetLogger, 'warn' | 'error'>;
+}
+
+/** `subscribe` for graphql-ws: what `budgetedSubscribe` returns. */
+export type BudgetedSubscribe = (args: ExecutionArgs) => Promise<BudgetedSubscription>;
+
+const ANALYZER_OPTIONS = [
+  'costModel',
+  'defaultListSize',
+  'maxListSize',
+  'maxNodes',
+  'estimators',
+  'introspectionIsFree',
+] as const;
+
+const HTTP_ONLY_OPTIONS: readonly HttpOnlyOption[] = [
+  'cacheableResponses',
+  'corsExposeHeaders',
+  'fieldBreakdown',
+  'debugHeader',
+  'dryRunLimit',
+  'estimateCacheMaxBytes',
+  'introspectionOnlyIsFree',
+];
+
+/**
+ * A `subscribe` function for graphql-ws (`useServer({ schema, subscribe: budgetedSubscribe({ store,
+ * identify, policy }) }, wsServer)`) that charges a subscription against the caller's budget: its
+ * estimate when it starts (refused with the error as the operation's result), then for each event
+ * the estimate before it is resolved and, after, the work its resolvers did (see
+ * `subscribeWithBudget`). Store calls go through the same guard (deadline, circuit breaker,
+ * `onStoreError`) and deny cache as the plugin's, and the options are checked as strictly.
+ */
+export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSubscribe {
+  const path = new RequestPath<ExecutionArgs>(budgetOptionsOf(options), 'budgetedSubscribe');
+  const given = options.logger ?? consoleLogger;
+  const logger: BudgetLogger = {
+    debug: (message) => given.debug?.(message),
+    info: (message) => given.info?.(message),
+    warn: (message) => given.warn(message),
+    error: (message) => given.error(message),
+  };
+  return async (args) => {
+    path.start(logger);
+    // The meter and the rateLimit field key by the context value: every execution needs one.
+    const contextValue = typeof args.contextValue === 'object' && args.contextValue !== null ? args.contextValue : {};
+    const withContext: ExecutionArgs = contextValue === args.contextValue ? args : { ...args, contextValue };
+    const operation = getOperationAST(args.document, args.operationName ?? undefined);
+    // No operation to run, or an ambiguous one: graphql-js answers with the error, running nothing.
+    if (operation === null || operation === undefined) return subscribe(withContext);
+    return subscribeWithBudget(path, requestOf(withContext, operation, contextValue, logger), withContext);
+  };
+}
+
+function requestOf(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  contextValue: object,
+  logger: BudgetLogger,
+): BudgetRequest<ExecutionArgs> {
+  return {
+    args,
+    document: args.document,
+    operation,
+    operationName: operation.name?.value ?? null,
+    variables: (args.variableValues ?? undefined) as Readonly<Record<string, unknown>> | undefined,
+    documentKey: documentKeyOf(args.document),
+    headers: undefined,
+    batched: false,
+    contextValue,
+    logger,
+    // No HTTP response: the error is a message on the socket.
+    http: () => undefined,
+  };
+}
+
+/** The request path's options: `analyzer`'s entries flattened, `logger` left out. */
+function budgetOptionsOf(options: BudgetedSubscribeOptions): BudgetOptions<ExecutionArgs> {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('budgetedSubscribe: options must be an object with at least `identify`.');
+  }
+  const { analyzer, logger, ...rest } = options;
+  for (const name of HTTP_ONLY_OPTIONS) {
+    if (name in rest) {
+      throw new TypeError(`budgetedSubscribe: \`${name}\` applies to HTTP responses only; remove it.`);
+    }
+  }
+  if (logger !== undefined && (typeof logger?.warn !== 'function' || typeof logger.error !== 'function')) {
+    throw new TypeError('budgetedSubscribe: `logger` must have warn and error methods (console has).');
+  }
+  if (analyzer === undefined) return rest;
+  if (analyzer === null || typeof analyzer !== 'object') {
+    throw new TypeError('budgetedSubscribe: `analyzer` must be an object of cost-engine options.');
+  }
+  checkKnownOptions('budgetedSubscribe: `analyzer`', analyzer, ANALYZER_OPTIONS);
+  const flat: Record<string, unknown> = { ...rest };
+  for (const name of ANALYZER_OPTIONS) {
+    if (analyzer[name] === undefined) continue;
+    if (flat[name] !== undefined) {
+      throw new TypeError(`budgetedSubscribe: \`${name}\` is given both on its own and in \`analyzer\`; give it once.`);
+    }
+    flat[name] = analyzer[name];
+  }
+  return flat as unknown as BudgetOptions<ExecutionArgs>;
+}
