@@ -1,14 +1,20 @@
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { parse } from 'graphql';
+import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import {
   costDirectivesTypeDefs,
   queryBudgetPlugin,
   rateLimitResolvers,
   rateLimitTypeDefs,
+  useQueryBudget,
   type BucketStore,
+  type BudgetOptions,
 } from '../../src/index.js';
 import { callerFromRequest, policyOf } from './callers.js';
 import { Catalogue } from './data.js';
@@ -25,6 +31,8 @@ export interface BookstoreServerOptions {
   port?: number;
   /** Interface to listen on. @default all interfaces */
   host?: string;
+  /** Which server serves it: Apollo Server 5, or GraphQL Yoga 5 (the same API and budgets). @default 'apollo' */
+  server?: 'apollo' | 'yoga';
 }
 
 export interface BookstoreServer {
@@ -33,33 +41,75 @@ export interface BookstoreServer {
   stop(): Promise<void>;
 }
 
-/** Starts the bookstore API with the budget plugin on `store`. */
+/**
+ * The budget, the same on both servers: its functions read only `contextValue`, which both give
+ * them (Apollo Server's request context and Envelop's request have it).
+ */
+function budgetOptions(store: BucketStore): BudgetOptions<{ readonly contextValue: BookstoreContext }> {
+  return {
+    store,
+    // Who pays: the API key's owner, or the client address for anonymous callers (callers.ts).
+    identify: ({ contextValue }) => contextValue.caller.id,
+    // How much they may spend: their tier's windows, and their organisation's shared budget.
+    policy: ({ contextValue }) => policyOf(contextValue.caller),
+    // Who may see the per-field cost breakdown (graphql-budget-debug: fields): paying callers.
+    fieldBreakdown: ({ contextValue }) => contextValue.caller.tier === 'pro',
+  };
+}
+
+// rateLimitTypeDefs adds GitHub's `rateLimit(dryRun:)` field to Query (docs/rate-limit-field.md).
+const schemaTypeDefs = [costDirectivesTypeDefs, typeDefs, rateLimitTypeDefs];
+const schemaResolvers = { ...resolvers, Query: { ...resolvers.Query, ...rateLimitResolvers.Query } };
+
+/** Starts the bookstore API with the budget on `store`. */
 export async function createBookstoreServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
+  return options.server === 'yoga' ? createYogaServer(options) : createApolloServer(options);
+}
+
+async function createApolloServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
   const catalogue = new Catalogue();
   const server = new ApolloServer<BookstoreContext>({
-    // rateLimitTypeDefs adds GitHub's `rateLimit(dryRun:)` field to Query (docs/rate-limit-field.md).
-    typeDefs: [costDirectivesTypeDefs, typeDefs, rateLimitTypeDefs],
-    resolvers: { ...resolvers, Query: { ...resolvers.Query, ...rateLimitResolvers.Query } },
+    typeDefs: schemaTypeDefs,
+    resolvers: schemaResolvers,
     includeStacktraceInErrorResponses: false,
     // Bound a document's size before graphql-js validates it (docs/operations.md, "Hostile documents").
     parseOptions: { maxTokens: 10_000 },
-    plugins: [
-      queryBudgetPlugin<BookstoreContext>({
-        store: options.store,
-        // Who pays: the API key's owner, or the client address for anonymous callers (callers.ts).
-        identify: ({ contextValue }) => contextValue.caller.id,
-        // How much they may spend: their tier's windows, and their organisation's shared budget.
-        policy: ({ contextValue }) => policyOf(contextValue.caller),
-        // Who may see the per-field cost breakdown (graphql-budget-debug: fields): paying callers.
-        fieldBreakdown: ({ contextValue }) => contextValue.caller.tier === 'pro',
-      }),
-    ],
+    plugins: [queryBudgetPlugin<BookstoreContext>(budgetOptions(options.store))],
   });
   const { url } = await startStandaloneServer(server, {
     listen: { port: options.port ?? 4000, ...(options.host === undefined ? {} : { host: options.host }) },
     context: async ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
   });
   return { url, stop: () => server.stop() };
+}
+
+/** Bounds a document's size before graphql-js validates it (docs/operations.md, "Hostile documents"). */
+const boundedDocuments: Plugin = {
+  onParse: ({ setParseFn }) =>
+    setParseFn((source, parseOptions) => parse(source, { ...parseOptions, maxTokens: 10_000 })),
+};
+
+async function createYogaServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
+  const catalogue = new Catalogue();
+  const yoga = createYoga<{ req: IncomingMessage }, BookstoreContext>({
+    schema: createSchema({ typeDefs: schemaTypeDefs, resolvers: schemaResolvers as never }),
+    // Served at / as the Apollo Server is, so the same requests work on either.
+    graphqlEndpoint: '/',
+    maskedErrors: false,
+    context: ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
+    plugins: [boundedDocuments, useQueryBudget<BookstoreContext>(budgetOptions(options.store))],
+  });
+  const http = createHttpServer(yoga);
+  await new Promise<void>((resolve) => http.listen(options.port ?? 4000, options.host, resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}/`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
 }
 
 function portFromEnv(value: string | undefined): number {
@@ -81,10 +131,22 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** `--server apollo` (the default) or `--server yoga`: `npm start -- --server yoga`. */
+function serverFromArgs(args: readonly string[]): 'apollo' | 'yoga' {
+  const index = args.indexOf('--server');
+  if (index === -1) return 'apollo';
+  const value = args[index + 1];
+  if (value !== 'apollo' && value !== 'yoga') {
+    throw new RangeError(`--server must be apollo or yoga; got ${value === undefined ? 'nothing' : `"${value}"`}.`);
+  }
+  return value;
+}
+
 async function main(): Promise<void> {
   const port = portFromEnv(process.env.PORT);
+  const server = serverFromArgs(process.argv.slice(2));
   const selected = storeFromEnv(process.env);
-  console.log('graphql-budget bookstore example');
+  console.log(`graphql-budget bookstore example on ${server === 'yoga' ? 'GraphQL Yoga 5' : 'Apollo Server 5'}`);
   console.log(`Bucket store: ${selected.description}`);
   if (!(await portIsFree(port))) {
     throw new Error(`Port ${port} is already in use: choose another, e.g. PORT=${port + 1} npm start`);
@@ -93,7 +155,7 @@ async function main(): Promise<void> {
   // Before the plugin is built: it takes its meter from the provider registered now.
   const exporter = await metricsFromEnv(process.env);
   if (exporter) console.log(exporter.line);
-  const { url, stop } = await createBookstoreServer({ store: selected.store, port });
+  const { url, stop } = await createBookstoreServer({ store: selected.store, port, server });
   console.log(`Ready at ${url} (API keys and tiers: examples/bookstore/README.md)`);
 
   let stopping = false;

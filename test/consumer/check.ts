@@ -12,6 +12,8 @@
  * - ts-node-redis  TypeScript (`skipLibCheck: false`) with node-redis in place of ioredis, which is
  *               not installed: the README's node-redis variant of `server.ts`. It installs redis 5,
  *               the oldest major the peer range takes (the repository's suites run the newest).
+ * - ts-yoga     TypeScript (`skipLibCheck: false`) on GraphQL Yoga, without `@apollo/server`
+ *               installed: the README's Yoga `server.ts`, its own install line.
  *
  * Each project installs the tarball and the README's other packages from the npm registry, starts
  * its server, sends the README's curl request over HTTP and compares the answer with the response
@@ -41,6 +43,8 @@ interface Project {
   redis: boolean;
   /** The package installed in place of the README's `ioredis`. */
   client?: string;
+  /** The README block whose `npm install` line it runs. @default 'npm' */
+  install?: string;
   typescript: boolean;
   files: Record<string, string>;
   /** What `node` runs, after `tsc` for TypeScript. */
@@ -260,6 +264,24 @@ function projects(): Project[] {
       entry: 'dist/server.js',
     },
     {
+      name: 'ts-yoga',
+      type: 'module',
+      redis: true,
+      typescript: true,
+      install: 'npm, GraphQL Yoga',
+      files: { 'tsconfig.json': tsconfigJson, 'server.ts': installBlock(blocks, 'server.ts, GraphQL Yoga').text },
+      entry: 'dist/server.js',
+      extra: async (dir) => {
+        if (existsSync(join(dir, 'node_modules/@apollo/server'))) {
+          throw new Error('@apollo/server is installed in the GraphQL Yoga project');
+        }
+        const { version } = JSON.parse(readFileSync(join(dir, 'node_modules/graphql-yoga/package.json'), 'utf8')) as {
+          version: string;
+        };
+        return `graphql-yoga ${version}, no @apollo/server`;
+      },
+    },
+    {
       name: 'ts-node-redis',
       type: 'module',
       redis: true,
@@ -289,7 +311,7 @@ async function check(project: Project, index: number, tarball: string): Promise<
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   for (const [file, text] of Object.entries(project.files)) writeFileSync(join(dir, file), text);
 
-  let packages = npmInstallPackages(installBlock(blocks, 'npm').text);
+  let packages = npmInstallPackages(installBlock(blocks, project.install ?? 'npm').text);
   if (!packages.includes('graphql-budget')) throw new Error('the README install line does not name graphql-budget');
   packages = packages.map((name) => (name === 'graphql-budget' ? tarball : name));
   if (!project.redis) packages = packages.filter((name) => name !== 'ioredis');

@@ -12,12 +12,14 @@ describe('reading the install blocks', () => {
     expect(names).toEqual(
       [
         'npm',
+        'npm, GraphQL Yoga',
         'npm, TypeScript',
         'request',
         'response',
         'server.js',
         'server.js, CommonJS imports',
         'server.ts',
+        'server.ts, GraphQL Yoga',
         'server.ts, node-redis',
         'server.ts, without Redis',
         'tsconfig.json',

@@ -60,12 +60,17 @@ async function replay(example: ReadmeExample & { file: string }, baseUrl: string
   return problems;
 }
 
-function describeStore(name: string, env: () => Record<string, string>, expectStoreLine: () => RegExp): void {
+function describeStore(
+  name: string,
+  env: () => Record<string, string>,
+  expectStoreLine: () => RegExp,
+  args: readonly string[] = [],
+): void {
   describe(`the bookstore example on ${name}`, () => {
     let app: RunningExample;
 
     beforeAll(async () => {
-      app = await startExample(env());
+      app = await startExample(env(), 30_000, args);
     });
     afterAll(async () => {
       await app?.stop();
@@ -153,6 +158,14 @@ describeStore(
   'the embedded MemoryBucketStore (`npm start` with no Redis)',
   () => ({}),
   () => /^Bucket store: MemoryBucketStore /,
+);
+
+// The same API on GraphQL Yoga answers every example as Apollo Server does.
+describeStore(
+  'GraphQL Yoga (`npm start -- --server yoga`), with the embedded MemoryBucketStore',
+  () => ({}),
+  () => /^Bucket store: MemoryBucketStore /,
+  ['--server', 'yoga'],
 );
 
 describe("the example's own README", () => {

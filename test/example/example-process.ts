@@ -60,10 +60,17 @@ export interface RunningExample extends ScriptRun {
   stop(): Promise<void>;
 }
 
-/** Starts examples/bookstore/server.ts on a free port with `env` and waits for its "Ready at" line. */
-export async function startExample(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<RunningExample> {
+/**
+ * Starts examples/bookstore/server.ts on a free port with `env` and `args` (`--server yoga`), and
+ * waits for its "Ready at" line.
+ */
+export async function startExample(
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+  args: readonly string[] = [],
+): Promise<RunningExample> {
   const port = await freePort();
-  const run = runScript('examples/bookstore/server.ts', [], {
+  const run = runScript('examples/bookstore/server.ts', [...args], {
     env: { PORT: String(port), REDIS_URL: '', REDIS_CLUSTER_NODES: '', ...env },
   });
   const deadline = Date.now() + timeoutMs;
