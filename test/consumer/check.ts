@@ -12,8 +12,10 @@
  * - ts-node-redis  TypeScript (`skipLibCheck: false`) with node-redis in place of ioredis, which is
  *               not installed: the README's node-redis variant of `server.ts`. It installs redis 5,
  *               the oldest major the peer range takes (the repository's suites run the newest).
- * - ts-yoga     TypeScript (`skipLibCheck: false`) on GraphQL Yoga, without `@apollo/server`
- *               installed: the README's Yoga `server.ts`, its own install line.
+ * - ts-yoga     TypeScript on GraphQL Yoga, without `@apollo/server` installed: the README's Yoga
+ *               `server.ts` and install line, under `skipLibCheck: true` as the README says (Yoga's
+ *               own lru-cache declarations do not compile under `strict` otherwise); graphql-budget's
+ *               declarations alone compile with `skipLibCheck: false` there.
  *
  * Each project installs the tarball and the README's other packages from the npm registry, starts
  * its server, sends the README's curl request over HTTP and compares the answer with the response
@@ -269,16 +271,40 @@ function projects(): Project[] {
       redis: true,
       typescript: true,
       install: 'npm, GraphQL Yoga',
-      files: { 'tsconfig.json': tsconfigJson, 'server.ts': installBlock(blocks, 'server.ts, GraphQL Yoga').text },
+      files: {
+        'tsconfig.json': JSON.stringify({ ...tsconfig, compilerOptions: { ...options, skipLibCheck: true } }, null, 2),
+        'server.ts': installBlock(blocks, 'server.ts, GraphQL Yoga').text,
+      },
       entry: 'dist/server.js',
       extra: async (dir) => {
         if (existsSync(join(dir, 'node_modules/@apollo/server'))) {
           throw new Error('@apollo/server is installed in the GraphQL Yoga project');
         }
+        // graphql-budget's declarations need neither @apollo/server nor any Yoga package.
+        mkdirSync(join(dir, 'types'));
+        writeFileSync(
+          join(dir, 'types/budget.ts'),
+          "import { queryBudgetPlugin, useQueryBudget, type EnvelopBudgetPlugin } from 'graphql-budget';\n" +
+            'const plugin: EnvelopBudgetPlugin<{ caller: string }> = useQueryBudget<{ caller: string }>({\n' +
+            '  identify: ({ contextValue }) => contextValue.caller,\n});\n' +
+            'export const plugins = [plugin, queryBudgetPlugin({ identify: () => "a" })];\n',
+        );
+        const config = {
+          compilerOptions: { ...options, skipLibCheck: false, noEmit: true },
+          files: ['types/budget.ts'],
+        };
+        writeFileSync(join(dir, 'tsconfig.budget.json'), JSON.stringify(config, null, 2));
+        await mustRun(
+          'tsc -p tsconfig.budget.json',
+          join(dir, 'node_modules/.bin/tsc'),
+          ['-p', 'tsconfig.budget.json'],
+          dir,
+          120_000,
+        );
         const { version } = JSON.parse(readFileSync(join(dir, 'node_modules/graphql-yoga/package.json'), 'utf8')) as {
           version: string;
         };
-        return `graphql-yoga ${version}, no @apollo/server`;
+        return `graphql-yoga ${version}, no @apollo/server; graphql-budget's declarations compile with skipLibCheck: false`;
       },
     },
     {

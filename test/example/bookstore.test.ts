@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.j
 import { freePort, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { runScript, startExample, type RunningExample } from './example-process.js';
 import { allElements, parseXml } from './xml.js';
-import { differences, readmeExamples, type ReadmeExample } from './readme-examples.js';
+import { readmeExamples, replayExample as replay } from './readme-examples.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
@@ -26,39 +26,14 @@ const EXAMPLE_README = read('examples/bookstore/README.md');
  * budget; docs/rate-limit-field.md: frank's dry run).
  */
 const REPLAYED = ['README.md', 'docs/cost-model.md', 'docs/http-contract.md', 'docs/rate-limit-field.md'] as const;
+/** Documents whose curl examples go to servers of their own, and the test that replays them there. */
+const REPLAYED_ELSEWHERE = { 'docs/frameworks.md': 'test/example/frameworks.test.ts' } as const;
 const examples = readmeExamples(README);
 const replayed = REPLAYED.flatMap((file) => readmeExamples(read(file)).map((example) => ({ ...example, file })));
 const exampleReadmeExamples = readmeExamples(EXAMPLE_README).map((example) => ({
   ...example,
   file: 'examples/bookstore/README.md',
 }));
-
-/** Sends one example (its URL pointed at `baseUrl`) and lists how the answer differs from the one its document shows. */
-async function replay(example: ReadmeExample & { file: string }, baseUrl: string): Promise<string[]> {
-  const url = example.request.url.replace(/^http:\/\/localhost:4000\/?/, baseUrl);
-  let response: Response | undefined;
-  for (let i = 0; i < example.repeat; i++) {
-    response = await fetch(url, {
-      method: example.request.method,
-      headers: example.request.headers,
-      body: example.request.body,
-    });
-    if (i < example.repeat - 1) await response.arrayBuffer();
-  }
-  if (!response) return ['no request sent'];
-  const where = `${example.file} line ${example.line} (${example.section})`;
-  const problems: string[] = [];
-  if (response.status !== example.response.status)
-    problems.push(`${where}: status ${response.status}, README shows ${example.response.status}`);
-  for (const [name, shown] of Object.entries(example.response.headers)) {
-    const actual = response.headers.get(name);
-    problems.push(...differences(shown, actual, `${where} header ${name}`));
-  }
-  const text = await response.text();
-  const body: unknown = text === '' ? undefined : JSON.parse(text);
-  problems.push(...differences(example.response.body, body, `${where} body`));
-  return problems;
-}
 
 function describeStore(
   name: string,
@@ -109,7 +84,8 @@ describe('README', () => {
       .filter((name) => name.endsWith('.md'))
       .map((name) => `docs/${name}`)
       .filter((file) => readmeExamples(read(file)).length > 0);
-    expect(REPLAYED).toEqual(expect.arrayContaining(withExamples));
+    expect([...REPLAYED, ...Object.keys(REPLAYED_ELSEWHERE)]).toEqual(expect.arrayContaining(withExamples));
+    for (const test of Object.values(REPLAYED_ELSEWHERE)) expect(existsSync(join(ROOT, test)), test).toBe(true);
   });
 
   it('has curl examples in the Quick start, each with the response it shows', () => {

@@ -39,6 +39,16 @@ describe('reading curl examples out of a README', () => {
     expect(() => readmeExamples('```sh\ncurl http://x/\n```\n\nsome text\n')).toThrow(/must be followed directly/);
   });
 
+  it('sends the data of -G in the query string of a GET, --data-urlencode encoded', () => {
+    const request = parseCurl("curl -i -G http://x/graphql -H 'a: b' --data-urlencode 'query={ a }' -d 'b=1'");
+    expect(request).toEqual({
+      method: 'GET',
+      url: 'http://x/graphql?b=1&query=%7B%20a%20%7D',
+      headers: { a: 'b' },
+      body: undefined,
+    });
+  });
+
   it('refuses curl options it would silently ignore', () => {
     expect(() => parseCurl('curl --compressed http://x/')).toThrow(/--compressed/);
   });

@@ -72,9 +72,22 @@ export function parseCurl(command: string): CurlRequest {
   const words = shellWords(command);
   if (words[0] !== 'curl') throw new SyntaxError(`Not a curl command: ${command}`);
   const request: CurlRequest = { method: '', url: '', headers: {}, body: undefined };
+  let get = false;
+  const urlEncoded: string[] = [];
   for (let i = 1; i < words.length; i++) {
     const word = words[i] as string;
-    if (word === '-H' || word === '--header') {
+    if (word === '-G' || word === '--get') {
+      get = true;
+    } else if (word === '--data-urlencode') {
+      // `name=content`: the content URL-encoded (curl's rule for this form).
+      const data = words[++i] ?? '';
+      const equals = data.indexOf('=');
+      urlEncoded.push(
+        equals === -1
+          ? encodeURIComponent(data)
+          : `${data.slice(0, equals)}=${encodeURIComponent(data.slice(equals + 1))}`,
+      );
+    } else if (word === '-H' || word === '--header') {
       const header = words[++i] ?? '';
       const colon = header.indexOf(':');
       request.headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
@@ -91,6 +104,15 @@ export function parseCurl(command: string): CurlRequest {
     }
   }
   if (!request.url) throw new SyntaxError(`No URL in: ${command}`);
+  const data = [...(request.body === undefined ? [] : [request.body]), ...urlEncoded];
+  if (get) {
+    // -G: the data goes in the URL's query string, and the request is a GET.
+    if (data.length > 0) request.url += `${request.url.includes('?') ? '&' : '?'}${data.join('&')}`;
+    request.body = undefined;
+    if (request.method === '') request.method = 'GET';
+  } else if (urlEncoded.length > 0) {
+    request.body = data.join('&');
+  }
   if (request.method === '') request.method = request.body === undefined ? 'GET' : 'POST';
   return request;
 }
@@ -196,4 +218,34 @@ export function differences(shown: unknown, actual: unknown, path = '$', toleran
   return Object.is(shown, actual)
     ? []
     : [`${path}: README shows ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
+}
+
+/**
+ * Sends one example (its `http://localhost:4000/` pointed at `baseUrl`, `repeat` times) and lists how
+ * the last answer differs from the one its document shows: the status, each header shown, the body.
+ */
+export async function replayExample(example: ReadmeExample & { file: string }, baseUrl: string): Promise<string[]> {
+  const url = example.request.url.replace(/^http:\/\/localhost:4000\/?/, baseUrl);
+  let response: Response | undefined;
+  for (let i = 0; i < example.repeat; i++) {
+    response = await fetch(url, {
+      method: example.request.method,
+      headers: example.request.headers,
+      body: example.request.body,
+    });
+    if (i < example.repeat - 1) await response.arrayBuffer();
+  }
+  if (!response) return ['no request sent'];
+  const where = `${example.file} line ${example.line} (${example.section})`;
+  const problems: string[] = [];
+  if (response.status !== example.response.status)
+    problems.push(`${where}: status ${response.status}, README shows ${example.response.status}`);
+  for (const [name, shown] of Object.entries(example.response.headers)) {
+    const actual = response.headers.get(name);
+    problems.push(...differences(shown, actual, `${where} header ${name}`));
+  }
+  const text = await response.text();
+  const body: unknown = text === '' ? undefined : JSON.parse(text);
+  problems.push(...differences(example.response.body, body, `${where} body`));
+  return problems;
 }
