@@ -34,7 +34,7 @@ export type {
 export { costDirective, costDirectivesTypeDefs, listSizeDirective } from './cost/directives.js';
 export { createCostAnalyzer, defaultChargedCost, estimateCost } from './cost/analyzer.js';
 export { CostAnalysisError, CostErrorCode, CostSchemaError } from './cost/errors.js';
-export { CostLintRule, lintCostSchema, type CostLintFinding } from './cost/cost-lint.js';
+export { CostLintRule, lintCostSchema, type CostLintFinding, type LintCostSchemaOptions } from './cost/cost-lint.js';
 
 // Apollo Server plugin
 export { queryBudgetPlugin } from './plugin/query-budget-plugin.js';
