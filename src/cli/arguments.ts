@@ -1,23 +1,32 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './errors.js';
 
-type OptionSpecs = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
+
+/** What `parseArgs` returns for a command's options: `values` and `positionals`. */
+export type CommandLine<T extends OptionSpecs> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
+>;
 
 /**
  * `node:util` `parseArgs` for one command, strict: an unknown option, a missing value or a value
  * given to a flag is a `UsageError` naming the option and the command's `--help`.
  */
-export function parseCommandLine<T extends NonNullable<OptionSpecs>>(
+export function parseCommandLine<T extends OptionSpecs>(
   command: string,
   args: readonly string[],
   options: T,
-) {
+): CommandLine<T> {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     if (!code.startsWith('ERR_PARSE_ARGS')) throw error;
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '');
+    // One line: Node's message may run over several, and repeats advice about positionals.
+    const message = (error as Error).message
+      .replace(/\. To specify a positional argument.*$/s, '')
+      .replace(/\s*\n\s*/g, ' ')
+      .replace(/\.$/, '');
     throw new UsageError(`${message} (see graphql-budget ${command} --help).`);
   }
 }

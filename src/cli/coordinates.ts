@@ -8,6 +8,17 @@ const TYPE_COORDINATE = /^([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*)(?:\(([A-Za-z_]\w*):\
 const DIRECTIVE_COORDINATE = /^@([A-Za-z_]\w*)(?:\(([A-Za-z_]\w*):\))?/;
 
 /**
+ * Where a schema coordinate points, as a node to print the location of: the name of the
+ * definition `definitionAt` finds (the definition itself may start with its description).
+ */
+export function nodeAtCoordinate(schema: GraphQLSchema, text: string): ASTNode | undefined {
+  const definition = definitionAt(schema, text);
+  return definition !== undefined && 'name' in definition && definition.name !== undefined
+    ? definition.name
+    : definition;
+}
+
+/**
  * The definition a schema coordinate names (`Type`, `Type.field`, `Type.field(arg:)`,
  * `Enum.VALUE`, `Input.field`, `@directive`, `@directive(arg:)`; a `@link(…)` names the schema
  * definition), read from the start of `text`; undefined when the schema has none.
@@ -36,7 +47,7 @@ export function definitionAt(schema: GraphQLSchema, text: string): ASTNode | und
 
 /** `file:line:column` of the definition a schema coordinate names, else the schema's files. */
 export function whereCoordinate(schema: GraphQLSchema, text: string, files: readonly string[]): string {
-  return whereIs(definitionAt(schema, text)) ?? files.join(', ');
+  return whereIs(nodeAtCoordinate(schema, text)) ?? files.join(', ');
 }
 
 /**

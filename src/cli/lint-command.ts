@@ -2,7 +2,7 @@ import { getLocation } from 'graphql';
 import { lintCostSchema, type CostLintFinding } from '../cost/cost-lint.js';
 import { CostSchemaError } from '../cost/errors.js';
 import { numberOption, parseCommandLine } from './arguments.js';
-import { costSchemaInputError, definitionAt } from './coordinates.js';
+import { costSchemaInputError, nodeAtCoordinate } from './coordinates.js';
 import { UsageError } from './errors.js';
 import { HELP } from './help.js';
 import type { CliIo } from './io.js';
@@ -63,7 +63,7 @@ export function lintCommand(args: readonly string[], io: CliIo): number {
     throw error;
   }
   const located = findings.map((finding): LocatedFinding => {
-    const loc = definitionAt(loaded.located, finding.coordinate)?.loc;
+    const loc = nodeAtCoordinate(loaded.located, finding.coordinate)?.loc;
     if (loc === undefined) return { ...finding, file: loaded.files.join(', '), line: null, column: null };
     const { line, column } = getLocation(loc.source, loc.start);
     return { ...finding, file: loc.source.name, line, column };

@@ -94,7 +94,8 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
     const lines = rows.length === 0 ? [] : priceTable(rows, top);
     const model = `costModel ${options.costModel ?? 'ibm'}, defaultListSize ${options.defaultListSize ?? 10}, maxListSize ${options.maxListSize ?? 10_000}`;
     const count = `${rows.length} operation${rows.length === 1 ? '' : 's'}`;
-    lines.push('', `${count} priced against ${loaded.files.join(', ')} (${model}).`);
+    if (lines.length > 0) lines.push('');
+    lines.push(`${count} priced against ${loaded.files.join(', ')} (${model}).`);
     io.out(`${lines.join('\n')}\n`);
     for (const line of overLines) io.out(line);
   }

@@ -55,20 +55,28 @@ export function displayName(absolute: string, cwd: string): string {
   return shown.startsWith('..') || isAbsolute(shown) ? absolute : shown;
 }
 
-/** Parses a JSON file's text. @throws {InputError} naming the file, line and column of a syntax error. */
+/**
+ * Parses a JSON file's text. @throws {InputError} naming the file, and the line and column of a
+ * syntax error where the runtime's message gives its position.
+ */
 export function parseJson(source: SourceFile): unknown {
   try {
     return JSON.parse(source.text);
   } catch (error) {
+    // "Unexpected token '}', "{ "x": }" is not valid JSON" (Node 20), "… at position 8", "… (line 2 column 8)".
     const message = (error as Error).message;
+    const reason = message
+      .replace(/, ".*" is not valid JSON$/s, '')
+      .replace(/ in JSON at position \d+.*$|\s*\(line \d+ column \d+\)$/s, '');
+    const lineColumn = /line (\d+) column (\d+)/.exec(message);
     const position = /at position (\d+)/.exec(message);
-    if (position === null) throw new InputError([`${source.name}: not valid JSON (${message}).`]);
-    const before = source.text.slice(0, Number(position[1]));
-    const line = before.split('\n').length;
-    const column = before.length - before.lastIndexOf('\n');
-    throw new InputError([
-      `${source.name}:${line}:${column}: not valid JSON (${message.replace(/ in JSON at position \d+.*$/, '')}).`,
-    ]);
+    let where = source.name;
+    if (lineColumn !== null) where += `:${lineColumn[1]}:${lineColumn[2]}`;
+    else if (position !== null) {
+      const before = source.text.slice(0, Number(position[1]));
+      where += `:${before.split('\n').length}:${before.length - before.lastIndexOf('\n')}`;
+    }
+    throw new InputError([`${where}: not valid JSON (${reason}).`]);
   }
 }
 
