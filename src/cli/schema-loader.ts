@@ -3,7 +3,7 @@ import type { DefinitionNode, DocumentNode, GraphQLSchema, IntrospectionQuery } 
 import { costDirectivesTypeDefs } from '../cost/directives.js';
 import { apiSchema, isSupergraph } from './api-schema.js';
 import { InputError } from './errors.js';
-import { errorLine } from './locations.js';
+import { errorLine, whereIs } from './locations.js';
 import { validateSdl } from './sdl-validation.js';
 import { filesOf, parseJson, readSource, type SourceFile } from './source-files.js';
 
@@ -80,13 +80,25 @@ export function loadSchema(paths: readonly string[], cwd: string): LoadedSchema 
   return { kind: 'sdl', schema, supergraphSdl: undefined, located: schema, files, warnings: [] };
 }
 
+/** A schema file's document, checked to hold no operation. */
 function parsed(source: SourceFile): DocumentNode {
+  let document: DocumentNode;
   try {
-    return parse(new Source(source.text, source.name));
+    document = parse(new Source(source.text, source.name));
   } catch (error) {
     if (error instanceof GraphQLError) throw new InputError([errorLine(error, source.name)]);
     throw error;
   }
+  const executable = document.definitions.find(
+    (definition) => definition.kind === Kind.OPERATION_DEFINITION || definition.kind === Kind.FRAGMENT_DEFINITION,
+  );
+  if (executable !== undefined) {
+    throw new InputError([
+      `${whereIs(executable) ?? source.name}: ${source.name} holds operations, not a schema; ` +
+        'give operation files as arguments, not to --schema.',
+    ]);
+  }
+  return document;
 }
 
 function introspectionSchema(source: SourceFile): GraphQLSchema {

@@ -65,7 +65,7 @@ describe('price: a table for people', () => {
   });
 
   it('names an anonymous operation, and reads globs', () => {
-    const run = price('--schema', '*.graphql', 'anon*.graphql');
+    const run = price('--schema', 'sch*.graphql', 'anon*.graphql');
     expect(run.out).toContain('anonymous.graphql  (anonymous)        11          1    12');
   });
 });

@@ -16,6 +16,7 @@ export const shopSubgraphs = [
         product(id: ID!): Product
         search(text: String!, secret: Boolean @inaccessible): [Result!]! @listSize(assumedSize: 4)
         internal: Int @inaccessible
+        brands: [Brand!]!
       }
       type Mutation { restock(id: ID!, amount: Int!): Product @cost(weight: 10) }
       interface Priced { price(currency: Currency = EUR): Int }
