@@ -1,6 +1,14 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildClientSchema, buildSchema, introspectionFromSchema, parse, type GraphQLSchema } from 'graphql';
+import {
+  Kind,
+  buildClientSchema,
+  buildSchema,
+  introspectionFromSchema,
+  parse,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSchema } from '../../src/cli/api-schema.js';
 import { pluginPrice } from '../../src/cli/plugin-price.js';
@@ -149,7 +157,7 @@ describe('the installed bin', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const schema = apiSchema(parse(supergraph));
     const expected = parse(supergraphOperations).definitions.map((operation) => {
-      const document = { kind: 'Document' as const, definitions: [operation] };
+      const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation] };
       return pluginPrice(schema, supergraph, {}, { document }).cost;
     });
     expect((JSON.parse(run.stdout) as Row[]).map((row) => row.cost)).toEqual(expected.sort((a, b) => b - a));
