@@ -1,7 +1,5 @@
 import {
-  getNamedType,
   getNullableType,
-  isAbstractType,
   isInputObjectType,
   isInterfaceType,
   isNonNullType,
@@ -16,13 +14,12 @@ import type {
   GraphQLField,
   GraphQLInputField,
   GraphQLInputType,
-  GraphQLNamedType,
   GraphQLSchema,
 } from 'graphql';
 import { costTableOf } from './analyzer.js';
 import type { CostTable, FieldCostRule, ListSizeRule } from './cost-table.js';
 import { costDirectiveNames } from './link-names.js';
-import type { SizedFieldTree } from './sized-fields.js';
+import { listsSizedByParents, sizedFieldNames } from './sized-lists.js';
 import { supergraphSchema } from './supergraph.js';
 
 /** One thing in a schema that makes prices meaningless or unbounded, at its schema coordinate. */
@@ -138,7 +135,7 @@ export function lintCostSchema(schema: GraphQLSchema, options: LintCostSchemaOpt
     table,
     defaultListSize,
     maxListSize,
-    sizedByParents: sizedByParents(schema, table),
+    sizedByParents: listsSizedByParents(schema, table),
   };
   const findings: CostLintFinding[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
@@ -248,7 +245,7 @@ function listSizeFindings(
   const findings: CostLintFinding[] = [];
   if (listSize.sizedFields !== undefined && listSize.slicingArguments.length === 0) {
     if (listSize.assumedSize === undefined) {
-      const named = [...treeNames(listSize.sizedFields)].join(', ');
+      const named = [...sizedFieldNames(listSize.sizedFields)].join(', ');
       findings.push({
         rule: CostLintRule.sizedFieldsReachNoList,
         coordinate,
@@ -351,44 +348,6 @@ function alwaysGiven(field: AnyField, path: readonly string[]): boolean {
     type = inputField.type;
   }
   return true;
-}
-
-/**
- * `Type.field` of every list field that some field's `@listSize(sizedFields:)` names, following
- * each path from the type the field returns (for an interface, also on the types implementing it,
- * as pricing reads the names on the runtime type).
- */
-function sizedByParents(schema: GraphQLSchema, table: CostTable): Set<string> {
-  const sized = new Set<string>();
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
-    for (const field of Object.values(type.getFields()) as AnyField[]) {
-      for (const listSize of table.field(field).listSizes) {
-        if (listSize.sizedFields !== undefined)
-          markSized(schema, getNamedType(field.type), listSize.sizedFields, sized);
-      }
-    }
-  }
-  return sized;
-}
-
-function markSized(schema: GraphQLSchema, type: GraphQLNamedType, tree: SizedFieldTree, into: Set<string>): void {
-  const holders = isAbstractType(type) ? [type, ...schema.getPossibleTypes(type)] : [type];
-  for (const holder of holders) {
-    if (!isObjectType(holder) && !isInterfaceType(holder)) continue;
-    for (const name of tree.sized) into.add(`${holder.name}.${name}`);
-    for (const [name, below] of tree.below) {
-      const next = holder.getFields()[name];
-      if (next !== undefined) markSized(schema, getNamedType(next.type), below, into);
-    }
-  }
-}
-
-/** Every field name a sized-field tree ends at. */
-function treeNames(tree: SizedFieldTree): Set<string> {
-  const names = new Set(tree.sized);
-  for (const below of tree.below.values()) for (const name of treeNames(below)) names.add(name);
-  return names;
 }
 
 /**
