@@ -1,5 +1,6 @@
 import { createCostAnalyzer } from '../cost/analyzer.js';
 import { CostAnalysisError, CostErrorCode, CostSchemaError } from '../cost/errors.js';
+import { queryBudgetDefaults } from '../plugin/options.js';
 import { numberOption, parseCommandLine } from './arguments.js';
 import { costSchemaInputError } from './coordinates.js';
 import { InputError, UsageError } from './errors.js';
@@ -92,7 +93,9 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
     for (const line of overLines) io.err(line);
   } else {
     const lines = rows.length === 0 ? [] : priceTable(rows, top);
-    const model = `costModel ${options.costModel ?? 'ibm'}, defaultListSize ${options.defaultListSize ?? 10}, maxListSize ${options.maxListSize ?? 10_000}`;
+    // The defaults are the plugin's: the cost engine's 'ibm' and 10, the plugin's own maxListSize.
+    const maxListSize = options.maxListSize ?? queryBudgetDefaults.maxListSize;
+    const model = `costModel ${options.costModel ?? 'ibm'}, defaultListSize ${options.defaultListSize ?? 10}, maxListSize ${maxListSize}`;
     const count = `${rows.length} operation${rows.length === 1 ? '' : 's'}`;
     if (lines.length > 0) lines.push('');
     lines.push(`${count} priced against ${loaded.files.join(', ')} (${model}).`);

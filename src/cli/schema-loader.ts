@@ -67,14 +67,18 @@ export function loadSchema(paths: readonly string[], cwd: string): LoadedSchema 
       ]);
     }
     const document = documents[0] as DocumentNode;
-    return {
-      kind: 'supergraph',
-      schema: apiSchema(document),
-      supergraphSdl: (sources[0] as SourceFile).text,
-      located: buildASTSchema(document, { assumeValidSDL: true }),
-      files,
-      warnings: [],
-    };
+    try {
+      return {
+        kind: 'supergraph',
+        schema: apiSchema(document),
+        supergraphSdl: (sources[0] as SourceFile).text,
+        located: buildASTSchema(document, { assumeValidSDL: true }),
+        files,
+        warnings: [],
+      };
+    } catch (error) {
+      throw new InputError([`${files[0]}: the supergraph does not build (${(error as Error).message})`]);
+    }
   }
   const schema = sdlSchema(documents, files);
   return { kind: 'sdl', schema, supergraphSdl: undefined, located: schema, files, warnings: [] };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CostLintRule, lintCostSchema, type LintCostSchemaOptions } from '../../src/cost/cost-lint.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { CostSchemaError } from '../../src/cost/errors.js';
+import { queryBudgetDefaults } from '../../src/plugin/options.js';
 
 /** The findings of a schema (the cost directives prepended) as `rule coordinate` lines. */
 const findings = (sdl: string, options?: LintCostSchemaOptions) =>
@@ -138,6 +139,7 @@ describe('unbounded-slicing-argument', () => {
   `;
 
   it("names nothing under the plugin's finite maxListSize", () => {
+    expect(queryBudgetDefaults.maxListSize).toBe(10_000); // what lintCostSchema assumes by default
     expect(ruleFindings(rule, sdl)).toEqual([]);
     expect(ruleFindings(rule, sdl, { maxListSize: 500 })).toEqual([]);
   });
