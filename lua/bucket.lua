@@ -72,55 +72,47 @@
 --   formatted with %.17g (a Lua number reply would be truncated). Tokens left, retry and reset
 --   times follow from these, the amount and the policy (src/bucket/bucket-math.ts).
 
-local TICKS = 4000000               -- ticks per second
+-- Constants: 4000000 ticks per second (TICKS); 9007199254740992 = 2^53, below which whole numbers
+-- are exact integer replies; MAX_REFILL_SECONDS.
 local MAX_REFILL_SECONDS = 1e9      -- longest time a bucket may take to refill (s)
 local MGET_CHUNK = 1000             -- keys per MGET (unpack has a limit)
 
--- Helpers capture few locals: a closure is made on every call, and each local it captures costs.
-local format, floor = string.format, math.floor
+-- The hot path avoids function calls (each costs about as much as a dozen arithmetic steps):
+-- floor(x) is written x - x % 1, which is the same for every finite x (Lua's % is x - floor(x)).
+-- Helpers capture few locals: a closure is made on every call, and each local it captures costs
+-- (so they spell the constants out).
+-- Globals (KEYS, ARGV, string.*) are table lookups on every use: the hot path reads locals.
+local KEYS, ARGV, tonumber = KEYS, ARGV, tonumber
+local format, find, sub, byte = string.format, string.find, string.sub, string.byte
+local huge = math.huge
 
--- A reply number: integer replies are exact below 2^53 (9007199254740992); anything else goes as
--- a string (%.17g).
+-- A reply number: integer replies are exact below 2^53; anything else goes as a string (%.17g).
 local function out(value)
-  if value % 1 == 0 and value < 9007199254740992 and value > -9007199254740992 then return value end
+  if value % 1 == 0 and value < 9007199254740992 and value > -9007199254740992 then return value end   -- 2^53
   return format('%.17g', value)
 end
 
--- The nearest whole number, ties to even.
-local function round(value)
-  local whole = floor(value)
-  local rest = value - whole
-  if rest > 0.5 or (rest == 0.5 and whole % 2 == 1) then whole = whole + 1 end
-  return whole
-end
-
--- Missing tokens read from an instant at `rate`: the nearest whole number when within half a µs
--- of refill (at most 0.001 token) of it, since only the tick rounding can put them there.
-local function snap(missing, rate)
-  local whole = floor(missing + 0.5)
-  local radius = rate * 5e-7
-  if radius > 0.001 then radius = 0.001 end
-  if missing - whole <= radius and whole - missing <= radius then return whole end
-  return missing
-end
-
--- The number in `text` if it is finite and >= 0 (> 0 when `positive`), or nil and an error
+-- The number in `text` if it is finite and >= 0 (> 0 when `mustBePositive`), or nil and an error
 -- message. Parsed once per call: tonumber is strtod, and a batch repeats its policies and costs.
-local parsed = {}
-local function number(name, text, positive)
+-- Valid texts (finite and >= 0) are kept in `valid`, which the hot path reads without a call.
+local parsed, valid = {}, {}
+local function number(name, text, mustBePositive)
   local value = parsed[text]
   if value == nil then
     value = tonumber(text) or false
     parsed[text] = value
   end
-  if value and value >= 0 and value < math.huge and (value > 0 or not positive) then return value end
+  if value and value >= 0 and value < huge and (value > 0 or not mustBePositive) then
+    valid[text] = value
+    return value
+  end
   if not value then
     return nil, name .. ' must be a number, got ' .. format('%q', tostring(text))
   end
-  if value ~= value or value == math.huge or value == -math.huge then
+  if value ~= value or value == huge or value == -huge then
     return nil, name .. ' must be a finite number, got ' .. tostring(text)
   end
-  return nil, name .. ' must be ' .. (positive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
+  return nil, name .. ' must be ' .. (mustBePositive and '> 0' or '>= 0') .. ', got ' .. tostring(text)
 end
 
 local now = ARGV[1]
@@ -134,34 +126,46 @@ else
 end
 local tick = now * 4                -- now (ticks)
 
--- Every key's value as the call goes: the stored string, or false (no key: a full bucket). A key
--- named twice is read twice (cheaper than finding the repeats).
-local value, existed = {}, {}
-for first = 1, #KEYS, MGET_CHUNK do
-  local last = first + MGET_CHUNK - 1
-  if last > #KEYS then last = #KEYS end
-  local got = redis.call('MGET', unpack(KEYS, first, last))
-  for i = first, last do
-    local key, stored = KEYS[i], got[i - first + 1]
-    value[key], existed[key] = stored, stored ~= false
+-- The stored values, by position in KEYS (what MGET answered: a string, or false for no key, a
+-- full bucket). A key named twice is read twice (cheaper than finding the repeats).
+local keyCount = #KEYS
+local got
+if keyCount == 0 then
+  got = {}
+elseif keyCount <= MGET_CHUNK then
+  got = redis.call('MGET', unpack(KEYS))
+else
+  got = {}
+  for first = 1, keyCount, MGET_CHUNK do
+    local last = first + MGET_CHUNK - 1
+    if last > keyCount then last = keyCount end
+    local chunk = redis.call('MGET', unpack(KEYS, first, last))
+    for i = first, last do got[i] = chunk[i - first + 1] end
   end
 end
-local written = {}                  -- key -> PXAT of its new value (ms), or false: no TTL
+-- What this call writes, by the position i in KEYS of the operation that wrote it: the new value
+-- (false: no key) at new[2i - 1] and its PXAT (ms; false: no TTL) at new[2i]. `latest` gives a
+-- key's last such position, where a later operation on the key reads it and from where it is
+-- written at the end.
+local new, latest = {}, {}
+local written, writes = {}, 0       -- positions written, in order
 local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a write stores)
 
--- The bucket `key` as a call with this policy sees it: `missing` tokens (may exceed the capacity
--- after a policy change: a debt) and `base`, the instant it is full again (ticks; when it refills).
-local function load(key, capacity, refill, rateText)
-  local stored = value[key]
+-- The bucket `key` (KEYS[index]) as a call with this policy sees it: `missing` tokens (may exceed
+-- the capacity after a policy change: a debt) and `base`, the instant it is full again (ticks;
+-- when it refills).
+local function load(key, index, capacity, refill, rateText)
+  local last, stored = latest[key], nil
+  if last then stored = new[2 * last - 1] else stored = got[index] end
   if not stored then return 0, tick end
   local at, kept, keptRate
-  local colon = string.find(stored, ':', 1, true)
+  local colon = find(stored, ':', 1, true)
   if colon then
-    at = tonumber(string.sub(stored, 1, colon - 1), 16)
-    kept = string.sub(stored, colon + 1)
+    at = tonumber(sub(stored, 1, colon - 1), 16)
+    kept = sub(stored, colon + 1)
   else
     at = tonumber(stored)
-    if at == nil or at ~= at or at == math.huge or at == -math.huge then
+    if at == nil or at ~= at or at == huge or at == -huge then
       at = nil                      -- not a state: a full bucket
     elseif at < 0 then
       at, keptRate = -at, 0
@@ -177,57 +181,76 @@ local function load(key, capacity, refill, rateText)
     else
       keptRate = tonumber(kept)
     end
-    if at == nil or not (keptRate and keptRate > 0 and keptRate < math.huge) then at, keptRate = nil, nil end
+    if at == nil or not (keptRate and keptRate > 0 and keptRate < huge) then at, keptRate = nil, nil end
   end
 
-  local missing, base = 0, tick
-  if at == nil then
-    -- full
-  elseif keptRate == refill then
-    if refill > 0 then
-      if at > tick then
-        base = at
-        missing = snap((at - tick) * refill / TICKS, refill)
-      end
-    else
-      missing = at
+  if at == nil then return 0, tick end
+  local rate = keptRate
+  local missing = 0
+  if rate > 0 then
+    if at > tick then
+      -- The missing tokens, snapped to the nearest whole number when within half a µs of refill
+      -- (at most 0.001 token) of it, since only the tick rounding can put them there.
+      missing = (at - tick) * rate / 4000000   -- TICKS
+      local half = missing + 0.5
+      local whole = half - half % 1
+      local radius = rate * 5e-7
+      if radius > 0.001 then radius = 0.001 end
+      if missing - whole <= radius and whole - missing <= radius then missing = whole end
     end
   else
-    if keptRate > 0 then
-      if at > tick then missing = snap((at - tick) * keptRate / TICKS, keptRate) end
-    else
-      missing = at
-    end
-    if refill > 0 then
-      if missing > MAX_REFILL_SECONDS * refill then missing = MAX_REFILL_SECONDS * refill end
-      base = round(tick + missing * TICKS / refill)
-    end
+    missing = at
+  end
+  if keptRate == refill then
+    if refill > 0 and at > tick then return missing, at end
+    return missing, tick
+  end
+  local base = tick
+  if refill > 0 then
+    if missing > 1e9 * refill then missing = 1e9 * refill end   -- MAX_REFILL_SECONDS
+    -- round(tick + missing * TICKS / refill): the nearest whole number, ties to even.
+    local full = tick + missing * 4000000 / refill   -- TICKS
+    base = full - full % 1
+    local rest = full - base
+    if rest > 0.5 or (rest == 0.5 and base % 2 == 1) then base = base + 1 end
   end
   return missing, base
 end
 
--- Leaves the bucket `key` `short` tokens short of full (written to Redis at the end): a full
--- bucket is no key at all, a refilling one expires when full. Returns its reply state.
-local function save(key, short, refill, rateText)
+-- Leaves the bucket `key` (KEYS[index]) `short` tokens short of full (written to Redis at the
+-- end): a full bucket is no key at all, a refilling one expires when full. Returns its reply state.
+local function save(key, index, short, refill, rateText)
+  latest[key] = index
+  writes = writes + 1
+  written[writes] = index
   if refill > 0 then
-    local full_at = round(tick + short * TICKS / refill)
+    -- round(tick + short * TICKS / refill): the nearest whole number, ties to even.
+    local full = tick + short * 4000000 / refill   -- TICKS
+    local full_at = full - full % 1
+    local rest = full - full_at
+    if rest > 0.5 or (rest == 0.5 and full_at % 2 == 1) then full_at = full_at + 1 end
     if short <= 0 or full_at <= tick then
-      value[key], written[key] = false, false
+      new[2 * index - 1], new[2 * index] = false, false
       return 0
     end
-    value[key] = format('%x:%s', full_at, kept7[rateText])
-    written[key] = format('%d', math.ceil(full_at / 4000))
+    new[2 * index - 1] = format('%x:%s', full_at, kept7[rateText])
+    -- PXAT: full_at in ms, rounded up (a whole number: the %d string Redis would parse).
+    local ms = full_at / 4000
+    local whole = ms - ms % 1
+    if whole < ms then whole = whole + 1 end
+    new[2 * index] = format('%d', whole)
     return out(full_at - tick)
   end
   if short <= 0 then
-    value[key], written[key] = false, false
+    new[2 * index - 1], new[2 * index] = false, false
     return 0
   end
-  value[key], written[key] = format('%.17g', -short), false
+  new[2 * index - 1], new[2 * index] = format('%.17g', -short), false
   return out(short)
 end
 
 local reply, replied = { out(now) }, 1
+local lastCapacityText, lastRateText, lastCapacity, lastRefill   -- the last single-bucket policy checked
 local scratch                       -- per bucket of a consume over several: missing, base, status
 local inConsume                     -- key -> index of the last consume over several that named it
 
@@ -235,15 +258,23 @@ local inConsume                     -- key -> index of the last consume over sev
 local arg, first, index, args = 2, 1, 0, #ARGV
 while arg <= args do
   local word = ARGV[arg]
-  -- The letter and count read as bytes when the count is one digit (no substrings, no strtod).
-  local letter = string.byte(word, 1)
-  local kind = letter == 99 and 'c' or letter == 114 and 'r' or letter == 112 and 'p' or letter == 116 and 't' or nil
-  local n
-  if #word == 2 then n = string.byte(word, 2) - 48 else n = tonumber(string.sub(word, 2)) end
-  if kind == nil or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
-    return redis.error_reply('ERR graphql-budget bucket: op must be c<n>, r<n>, p<n> or t<n> (consume, refund, peek or take over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
+  local kind, n
+  if word == 'c1' then
+    kind, n = 'c', 1
+  elseif word == 'r1' then
+    kind, n = 'r', 1
+  elseif word == 'p1' then
+    kind, n = 'p', 1
+  else
+    -- The letter and count read as bytes when the count is one digit (no substrings, no strtod).
+    local letter = byte(word, 1)
+    kind = letter == 99 and 'c' or letter == 114 and 'r' or letter == 112 and 'p' or letter == 116 and 't' or nil
+    if #word == 2 then n = byte(word, 2) - 48 else n = tonumber(sub(word, 2)) end
+    if kind == nil or n == nil or n < 1 or n % 1 ~= 0 or (#word == 2 and n > 9) then
+      return redis.error_reply('ERR graphql-budget bucket: op must be c<n>, r<n>, p<n> or t<n> (consume, refund, peek or take over n buckets), got ' .. format('%q', word) .. ' at ARGV[' .. arg .. ']')
+    end
   end
-  if arg + 2 + 2 * n > args or first + n - 1 > #KEYS then
+  if arg + 2 + 2 * n > args or first + n - 1 > keyCount then
     return redis.error_reply('ERR graphql-budget bucket: operation ' .. word .. ' at ARGV[' .. arg .. '] needs more ARGV or KEYS than were given')
   end
   index = index + 1
@@ -252,32 +283,50 @@ while arg <= args do
   -- Check the amount, the deadline and every bucket's policy before touching any bucket: an
   -- operation that fails a check, or whose deadline passed, answers each bucket and does nothing.
   local amount, err, status = 0, nil, nil
-  if kind ~= 'p' then amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false) end
+  if kind ~= 'p' then
+    amount = valid[amountText]
+    if amount == nil then amount, err = number(kind == 'c' and 'cost' or 'amount', amountText, false) end
+  end
   if err == nil and deadlineText ~= '' then
-    local deadline
-    deadline, err = number('deadline', deadlineText, false)
+    -- Each deadline is its own text: parsed here, not kept.
+    local deadline = tonumber(deadlineText)
+    if not (deadline and deadline >= 0 and deadline < huge) then
+      deadline, err = number('deadline', deadlineText, false)
+    end
     if err == nil and now > deadline then status, err = 'expired', 0 end
   end
-  for i = 1, n do
-    if err ~= nil then break end
-    local capacity, refill, rateText
-    capacity, err = number('capacity', ARGV[policies + 2 * i - 2], true)
-    if err == nil then
-      rateText = ARGV[policies + 2 * i - 1]
-      refill, err = number('refillPerSecond', rateText, false)
-    end
-    if err == nil and refill > 0 then
-      if capacity / refill > MAX_REFILL_SECONDS then
-        err = 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. format('%.17g', capacity / refill)
-      elseif kept7[rateText] == nil then
-        kept7[rateText] = format('%.7g', refill)
+  -- The policy of a single bucket, kept for applying the operation below. A batch repeats its
+  -- policies: one the previous single-bucket operation named (the same texts) was checked then.
+  local capacity, refill, rateText
+  if n == 1 and err == nil and ARGV[policies] == lastCapacityText and ARGV[policies + 1] == lastRateText then
+    capacity, refill, rateText = lastCapacity, lastRefill, lastRateText
+  else
+    for i = 1, n do
+      if err ~= nil then break end
+      local capacityText = ARGV[policies + 2 * i - 2]
+      capacity = valid[capacityText]
+      if capacity == nil or capacity == 0 then capacity, err = number('capacity', capacityText, true) end
+      if err == nil then
+        rateText = ARGV[policies + 2 * i - 1]
+        refill = valid[rateText]
+        if refill == nil then refill, err = number('refillPerSecond', rateText, false) end
+      end
+      if err == nil and refill > 0 then
+        if capacity / refill > MAX_REFILL_SECONDS then
+          err = 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. format('%.17g', capacity / refill)
+        elseif kept7[rateText] == nil then
+          kept7[rateText] = format('%.7g', refill)
+        end
+      end
+      if err == nil and kind == 'c' and n > 1 then
+        local key = KEYS[first + i - 1]
+        inConsume = inConsume or {}
+        if inConsume[key] == index then err = 'a consume names the same key twice: ' .. key end
+        inConsume[key] = index
       end
     end
-    if err == nil and kind == 'c' and n > 1 then
-      local key = KEYS[first + i - 1]
-      inConsume = inConsume or {}
-      if inConsume[key] == index then err = 'a consume names the same key twice: ' .. key end
-      inConsume[key] = index
+    if n == 1 and err == nil then
+      lastCapacityText, lastRateText, lastCapacity, lastRefill = ARGV[policies], rateText, capacity, refill
     end
   end
 
@@ -285,31 +334,47 @@ while arg <= args do
     for i = 1, n do
       reply[replied + 1], reply[replied + 2], replied = status or 'error', err, replied + 2
     end
-  elseif kind ~= 'c' or n == 1 then
-    -- refund, peek and take: each bucket on its own, in order; and a consume of one bucket.
+  elseif n == 1 then
+    -- One bucket: a consume, refund, peek or take of it.
+    local key = KEYS[first]
+    local missing, base = load(key, first, capacity, refill, rateText)
+    local after
+    status = 'ok'
+    if kind == 'c' then
+      if amount > capacity then
+        status = 'never'
+      elseif capacity - missing < amount then
+        status = 'denied'
+      elseif amount > 0 then
+        after = save(key, first, missing + amount, refill, rateText)
+      end
+    elseif kind == 'r' and amount > 0 and missing > 0 then
+      after = save(key, first, missing > amount and missing - amount or 0, refill, rateText)
+    elseif kind == 't' and amount > 0 then
+      -- The debt grows by `amount`, bounded (as at a policy change) so the rate refills it within 1e9 s.
+      local short = missing + amount
+      if refill > 0 and short > MAX_REFILL_SECONDS * refill then short = MAX_REFILL_SECONDS * refill end
+      after = save(key, first, short, refill, rateText)
+    end
+    if after == nil then after = out(refill > 0 and base - tick or missing) end
+    reply[replied + 1], reply[replied + 2], replied = status, after, replied + 2
+  elseif kind ~= 'c' then
+    -- refund, peek and take over several buckets: each bucket on its own, in order.
     for i = 1, n do
-      local key, rateText = KEYS[first + i - 1], ARGV[policies + 2 * i - 1]
+      local at = first + i - 1
+      local key, rateText = KEYS[at], ARGV[policies + 2 * i - 1]
       local capacity, refill = parsed[ARGV[policies + 2 * i - 2]], parsed[rateText]
-      local missing, base = load(key, capacity, refill, rateText)
+      local missing, base = load(key, at, capacity, refill, rateText)
       local after
-      status = 'ok'
-      if kind == 'c' then
-        if amount > capacity then
-          status = 'never'
-        elseif capacity - missing < amount then
-          status = 'denied'
-        elseif amount > 0 then
-          after = save(key, missing + amount, refill, rateText)
-        end
-      elseif kind == 'r' and amount > 0 and missing > 0 then
-        after = save(key, missing > amount and missing - amount or 0, refill, rateText)
+      if kind == 'r' and amount > 0 and missing > 0 then
+        after = save(key, at, missing > amount and missing - amount or 0, refill, rateText)
       elseif kind == 't' and amount > 0 then
-        local owed = missing + amount
-        if refill > 0 and owed > MAX_REFILL_SECONDS * refill then owed = MAX_REFILL_SECONDS * refill end
-        after = save(key, owed, refill, rateText)
+        local short = missing + amount
+        if refill > 0 and short > MAX_REFILL_SECONDS * refill then short = MAX_REFILL_SECONDS * refill end
+        after = save(key, at, short, refill, rateText)
       end
       if after == nil then after = out(refill > 0 and base - tick or missing) end
-      reply[replied + 1], reply[replied + 2], replied = status, after, replied + 2
+      reply[replied + 1], reply[replied + 2], replied = 'ok', after, replied + 2
     end
   else
     -- consume over several buckets: every one must hold `amount` tokens, or nothing is taken from any.
@@ -318,7 +383,7 @@ while arg <= args do
     for i = 1, n do
       local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
       local capacity = parsed[ARGV[policies + 2 * i - 2]]
-      local missing, base = load(KEYS[first + i - 1], capacity, parsed[rateText], rateText)
+      local missing, base = load(KEYS[first + i - 1], first + i - 1, capacity, parsed[rateText], rateText)
       status = 'ok'
       if amount > capacity then
         status, all = 'never', false
@@ -332,7 +397,7 @@ while arg <= args do
       local refill, missing = parsed[rateText], scratch[at + 1]
       local after
       if all and amount > 0 then
-        after = save(KEYS[first + i - 1], missing + amount, refill, rateText)
+        after = save(KEYS[first + i - 1], first + i - 1, missing + amount, refill, rateText)
       else
         after = out(refill > 0 and scratch[at + 2] - tick or missing)
       end
@@ -342,20 +407,24 @@ while arg <= args do
   arg = policies + 2 * n
   first = first + n
 end
-if first - 1 ~= #KEYS then
-  return redis.error_reply('ERR graphql-budget bucket: the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. #KEYS)
+if first - 1 ~= keyCount then
+  return redis.error_reply('ERR graphql-budget bucket: the operations name ' .. (first - 1) .. ' keys, KEYS has ' .. keyCount)
 end
 
-for key, expiry in pairs(written) do
-  local new = value[key]
-  if new then
-    if expiry then
-      redis.call('SET', key, new, 'PXAT', expiry)
-    else
-      redis.call('SET', key, new)
+for i = 1, writes do
+  local at = written[i]
+  local key = KEYS[at]
+  if latest[key] == at then
+    local stored, pxat = new[2 * at - 1], new[2 * at]
+    if stored then
+      if pxat then
+        redis.call('SET', key, stored, 'PXAT', pxat)
+      else
+        redis.call('SET', key, stored)
+      end
+    elseif got[at] then
+      redis.call('DEL', key)
     end
-  elseif existed[key] then
-    redis.call('DEL', key)
   end
 end
 return reply

@@ -12,7 +12,12 @@ export type {
 export { consumeInOrder } from './bucket/multi-charge.js';
 export { RedisBucketStore, type RedisBucketStoreOptions } from './bucket/redis-store.js';
 export type { BatchOptions } from './bucket/script-batcher.js';
-export type { RedisBucketClient } from './bucket/redis-client.js';
+export type {
+  IoredisBucketClient,
+  NodeRedisBucketClient,
+  NodeRedisClusterBucketClient,
+  RedisBucketClient,
+} from './bucket/redis-client.js';
 export { MemoryBucketStore, type MemoryBucketStoreOptions } from './bucket/memory-store.js';
 export { BucketStoreError, BucketStoreTimeoutError } from './bucket/errors.js';
 export { bucketKey } from './bucket/bucket-key.js';
@@ -40,6 +45,7 @@ export { CostLintRule, lintCostSchema, type CostLintFinding, type LintCostSchema
 export { queryBudgetPlugin } from './plugin/query-budget-plugin.js';
 export { queryBudgetDefaults, type BudgetMode, type QueryBudgetOptions } from './plugin/options.js';
 export { BudgetErrorCode } from './plugin/errors.js';
+export { budgetExposedHeaders } from './plugin/cors-headers.js';
 export type { BudgetStatus, CostExtension, ThrottleStatus } from './plugin/cost-extension.js';
 export type { BudgetLimit } from './plugin/limits.js';
 export type { CircuitBreakerOptions } from './plugin/circuit-breaker.js';
@@ -48,4 +54,9 @@ export { CostResult, type BudgetDecision, type StoreOutcome } from './plugin/dec
 export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './plugin/rate-limit-field.js';
 
 // Operations outside Apollo Server's request pipeline (subscriptions)
+export {
+  budgetedSubscribe,
+  type BudgetedSubscribe,
+  type BudgetedSubscribeOptions,
+} from './plugin/budgeted-subscribe.js';
 export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './plugin/charge-operation.js';

@@ -3,7 +3,7 @@
  * abusive caller (`x-bench-caller: abuser`, 100 tokens refilling 10 per second) and well-behaved
  * ones (any other value, a budget no run can spend). Counts the store calls made for each.
  *
- *   node --import tsx bench/http/deny-cache-server.ts <redis-url> <on|off>
+ *   node .build/bench/http/deny-cache-server.js <redis-url> <on|off>     (compiled by scripts/build-bench.ts)
  *
  * Sends `{ url }` when listening; answers `'counts'` with `{ abuser, others }` store calls so far and
  * `cpuUs`, the CPU time (user + system) this process has used.
@@ -21,9 +21,10 @@ import {
   type BucketPolicy,
   type BucketResult,
   type BucketStore,
-} from '../../src/index.js';
+} from 'graphql-budget';
 import { Catalogue } from '../../examples/bookstore/data.js';
 import { resolvers } from '../../examples/bookstore/resolvers.js';
+import { repoFile } from '../lib/paths.js';
 import { UNLIMITED_POLICY } from './variants.js';
 
 const ABUSER_POLICY: BucketPolicy = { capacity: 100, refillPerSecond: 10 };
@@ -53,7 +54,7 @@ class CountingStore implements BucketStore {
 
 async function main(): Promise<void> {
   const [redisUrl, cache] = process.argv.slice(2);
-  const typeDefs = readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
+  const typeDefs = readFileSync(repoFile('examples/bookstore/schema.graphql'), 'utf8');
   const client = new Redis(String(redisUrl), { enableAutoPipelining: true, maxRetriesPerRequest: 0 });
   const store = new CountingStore(new RedisBucketStore(client, { prefix: 'deny-bench:' }));
   const catalogue = new Catalogue();

@@ -37,7 +37,7 @@ export interface LoadResult {
  * What a correct answer looks like: data and no errors; with the plugin, an `extensions.cost` with a
  * real throttle status (a `null` one would mean the request went through uncharged).
  */
-function checkBody(variant: HttpVariant): (body: string) => boolean {
+export function checkBody(variant: HttpVariant): (body: string) => boolean {
   const plugin = hasPlugin(variant);
   return (body) => {
     if (!body.startsWith('{"data":{"books":') || body.includes('"errors"')) return false;

@@ -2,7 +2,7 @@
  * One variant of the bookstore example in its own process, for the HTTP sections: started by
  * bench/http/servers.ts with `fork`, it listens on a free loopback port and sends `{ url }` back.
  *
- *   node --import tsx bench/http/server.ts <variant> [redis-url]
+ *   node .build/bench/http/server.js <variant> [redis-url]     (compiled by scripts/build-bench.ts)
  *
  * Every variant serves the example's schema, resolvers and data; they differ only in what guards
  * them. The budget is far larger than a run can spend: the benchmark measures the plugin's
@@ -17,17 +17,18 @@ import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { Redis } from 'ioredis';
-import { costDirectivesTypeDefs, queryBudgetPlugin, RedisBucketStore } from '../../src/index.js';
+import { costDirectivesTypeDefs, queryBudgetPlugin, RedisBucketStore } from 'graphql-budget';
 import { callerFromRequest } from '../../examples/bookstore/callers.js';
 import { Catalogue } from '../../examples/bookstore/data.js';
 import { resolvers, type BookstoreContext } from '../../examples/bookstore/resolvers.js';
 import { storeFromEnv } from '../../examples/bookstore/stores.js';
+import { repoFile } from '../lib/paths.js';
 import { hasPlugin, isHttpVariant, UNLIMITED_POLICY } from './variants.js';
 
 async function main(): Promise<void> {
   const [variant, redisUrl] = process.argv.slice(2);
   if (!isHttpVariant(variant)) throw new RangeError(`unknown variant ${String(variant)}`);
-  const typeDefs = readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
+  const typeDefs = readFileSync(repoFile('examples/bookstore/schema.graphql'), 'utf8');
 
   // The example's own store selection: MemoryBucketStore, or RedisBucketStore when REDIS_URL is set.
   const selected = storeFromEnv(variant === 'plugin-redis' ? { REDIS_URL: redisUrl } : {});

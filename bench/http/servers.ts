@@ -1,8 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { killOnExit } from '../lib/children.js';
+import { builtScript } from '../lib/paths.js';
 import type { HttpVariant } from './variants.js';
 
-const ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
+/** The compiled bench/http/server.ts, run by plain `node` on the built package. */
+const ENTRY = builtScript('bench/http/server.ts');
 
 /** A variant of the example server running in its own process. */
 export interface VariantServer {
@@ -13,10 +15,10 @@ export interface VariantServer {
   stop(): Promise<void>;
 }
 
-/** Forks bench/http/server.ts for `variant` and resolves once it listens. */
+/** Forks the compiled bench/http/server.ts for `variant` and resolves once it listens. */
 export function startVariantServer(variant: HttpVariant, redisUrl: string, timeoutMs = 30_000): Promise<VariantServer> {
   const child: ChildProcess = fork(ENTRY, [variant, redisUrl], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const stop = async (): Promise<void> => {
@@ -28,7 +30,7 @@ export function startVariantServer(variant: HttpVariant, redisUrl: string, timeo
     await exited;
     clearTimeout(force);
   };
-  process.once('exit', () => child.kill('SIGKILL'));
+  killOnExit(child);
   const cpuMicros = (): Promise<number> =>
     new Promise((resolve, reject) => {
       const onMessage = (message: { cpuMicros?: number }): void => {

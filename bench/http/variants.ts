@@ -1,4 +1,4 @@
-import type { BucketPolicy } from '../../src/bucket/types.js';
+import type { BucketPolicy } from 'graphql-budget';
 
 /** What guards the example server in an HTTP benchmark run. */
 export const HTTP_VARIANTS = [

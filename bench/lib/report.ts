@@ -37,6 +37,8 @@ export interface SectionResult {
   notes: string[];
   /** Wall-clock seconds the section took. */
   seconds: number;
+  /** `goals`: the goals table (a measure per row, its figure, goal and verdict; no ratio column). */
+  layout?: 'goals';
 }
 
 export interface MachineInfo {
@@ -100,7 +102,7 @@ export function goalNote(subject: string, row: Row): string | undefined {
   const goal = `${formatGoal(row.goal)} ${row.ratio.of}`;
   const got = `${formatRatio(row.ratio.value)} ${row.ratio.of}`;
   if (row.met) return `${subject}: goal ${goal} met (${got}).`;
-  return `${subject}: SHORT of the goal ${goal}: measured ${got}.`;
+  return `${subject}: missed the goal ${goal}: measured ${got}.`;
 }
 
 export function formatRatio(value: number): string {

@@ -26,3 +26,16 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = ((by % items.length) + items.length) % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
+
+/** The first and third quartiles (25th and 75th percentiles, linear between ranks), for an interquartile range. */
+export function quartiles(values: readonly number[]): [number, number] {
+  if (values.length === 0) return [Number.NaN, Number.NaN];
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => {
+    const position = q * (sorted.length - 1);
+    const low = Math.floor(position);
+    const high = Math.min(sorted.length - 1, low + 1);
+    return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+  };
+  return [at(0.25), at(0.75)];
+}

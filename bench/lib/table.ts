@@ -1,25 +1,33 @@
 import { formatGoal, formatRatio, type Row, type RunResult, type SectionResult } from './report.js';
 
 const HEADER = ['Variant', 'Result', 'Ratio', 'Goal', 'Verdict'];
+/** The goals table: a measure per row, no ratio. */
+const GOALS_HEADER = ['Measure', 'Measured', 'Goal', 'Verdict'];
 
-function cells(row: Row): string[] {
+function headerOf(section: SectionResult): string[] {
+  return section.layout === 'goals' ? GOALS_HEADER : HEADER;
+}
+
+function cells(section: SectionResult, row: Row): string[] {
   const ratio = row.ratio ? `${formatRatio(row.ratio.value)} ${row.ratio.of}` : '';
   const goal = row.goal ? formatGoal(row.goal) : '';
-  const verdict = row.met === undefined ? '' : row.met ? 'met' : 'SHORT';
+  const verdict = row.met === undefined ? '' : row.met ? 'met' : 'missed';
+  if (section.layout === 'goals') return [row.variant, row.value, goal, verdict];
   return [row.variant, row.value, ratio, goal, verdict];
 }
 
 /** A section as a fixed-width text table, followed by its notes. */
 export function textTable(section: SectionResult): string {
-  const lines = [HEADER, ...section.rows.map(cells)];
-  const widths = HEADER.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
+  const header = headerOf(section);
+  const lines = [header, ...section.rows.map((row) => cells(section, row))];
+  const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
   const render = (line: string[]): string =>
     line
       .map((cell, column) => cell.padEnd(widths[column]!))
       .join('  ')
       .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  const out = [`${section.title}  (${section.seconds.toFixed(1)} s)`, render(HEADER), rule];
+  const out = [`${section.title}  (${section.seconds.toFixed(1)} s)`, render(header), rule];
   for (const line of lines.slice(1)) out.push(render(line));
   for (const note of section.notes) out.push(`  * ${note}`);
   return out.join('\n');
@@ -47,8 +55,9 @@ export function markdownReport(run: RunResult, chartPath?: string): string {
   if (chartPath !== undefined) out.push(`![Benchmark ratios](${chartPath})`, '');
   for (const section of run.sections) {
     out.push(`**${section.title}.** ${section.method}`, '');
-    out.push(`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`);
-    for (const row of section.rows) out.push(`| ${cells(row).map(escapeCell).join(' | ')} |`);
+    const header = headerOf(section);
+    out.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+    for (const row of section.rows) out.push(`| ${cells(section, row).map(escapeCell).join(' | ')} |`);
     out.push('');
     for (const note of section.notes) out.push(`- ${note}`);
     if (section.notes.length > 0) out.push('');

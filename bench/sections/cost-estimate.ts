@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { buildSchema, getOperationAST, parse, validate, type GraphQLSchema } from 'graphql';
 import { getComplexity, simpleEstimator } from 'graphql-query-complexity';
-import { costDirectivesTypeDefs, estimateCost } from '../../src/index.js';
+import { costDirectivesTypeDefs, estimateCost } from 'graphql-budget';
 import { EstimateCache, estimateCacheKey } from '../../src/plugin/estimate-cache.js';
 import { bigOperationSource, countFields } from '../lib/big-operation.js';
+import { repoFile } from '../lib/paths.js';
 import { median, rotate } from '../lib/stats.js';
 import { alternatingRounds, formatInt, formatUs, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
@@ -27,8 +28,7 @@ const FIELDS = 1000;
 export async function costEstimate(options: CostEstimateOptions): Promise<SectionResult> {
   const started = performance.now();
   const { rounds, callsPerRound } = options;
-  const typeDefs =
-    costDirectivesTypeDefs + readFileSync(new URL('../../examples/bookstore/schema.graphql', import.meta.url), 'utf8');
+  const typeDefs = costDirectivesTypeDefs + readFileSync(repoFile('examples/bookstore/schema.graphql'), 'utf8');
   const source = bigOperationSource(FIELDS, parse);
   const document = parse(source);
   const fields = countFields(document);
@@ -132,7 +132,7 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
   ];
   return {
     id: 'cost-estimate',
-    title: '3. Cost estimate, 1,000-field operation',
+    title: '4. Cost estimate, 1,000-field operation',
     method:
       `${formatInt(fields)} fields after fragment expansion (connections, nested lists, fragments, a union) over the bookstore schema; ` +
       `median CPU time per call over ${alternatingRounds(rounds)} of ${callsPerRound} calls; lower is better.`,

@@ -1,12 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { formatInt, type Row, type SectionResult } from '../lib/report.js';
 import { median } from '../lib/stats.js';
 import { REQUEST_BODY } from '../http/variants.js';
+import { killOnExit } from '../lib/children.js';
+import { builtScript } from '../lib/paths.js';
 
-const ENTRY = fileURLToPath(new URL('../http/deny-cache-server.ts', import.meta.url));
+const ENTRY = builtScript('bench/http/deny-cache-server.ts');
 
 export interface DenyCacheOptions {
   redisUrl: string;
@@ -31,10 +32,10 @@ interface CacheServer {
 
 function startServer(redisUrl: string, cache: 'on' | 'off'): Promise<CacheServer> {
   const child: ChildProcess = fork(ENTRY, [redisUrl, cache], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  process.once('exit', () => child.kill('SIGKILL'));
+  killOnExit(child);
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -133,7 +134,7 @@ export async function denyCache(options: DenyCacheOptions): Promise<SectionResul
   const refusalCpuUs = { on: 0, off: 0 };
   try {
     for (const server of [servers.on, servers.off])
-      await traffic(server, { ...options, seconds: 1 }, undefined, undefined);
+      await traffic(server, { ...options, seconds: Math.min(1, options.seconds) }, undefined, undefined);
     // The well-behaved callers' load: half of what the server answers them at full speed, alone.
     const capacity = (await traffic(servers.on, options, undefined, null)).othersPerSecond;
     rate = Math.max(10, Math.round(capacity / 2));
@@ -185,7 +186,7 @@ export async function denyCache(options: DenyCacheOptions): Promise<SectionResul
   const shareOn = on[0]?.metrics.share ?? 0;
   return {
     id: 'deny-cache',
-    title: '6. Deny cache: one abusive caller',
+    title: '7. Deny cache: one abusive caller',
     method:
       `The example server on a RedisBucketStore; ${options.connections} connections of well-behaved callers at ` +
       `${formatInt(rate)} req/s (half of what the server answered them at full speed, alone), with and without ` +

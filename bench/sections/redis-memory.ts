@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { BucketPolicy, BucketStore } from '../../src/bucket/types.js';
+import type { BucketPolicy, BucketStore } from 'graphql-budget';
 import { infoField } from '../lib/machine.js';
 import { formatInt, goalNote, ratioRow, type Row, type SectionResult } from '../lib/report.js';
 
@@ -214,11 +214,11 @@ export async function redisMemory(options: RedisMemoryOptions): Promise<SectionR
       'under its own key names (`bench-rlf:user-N`), and its keys live for the whole window whatever the caller does.',
     keysLeft === 0
       ? `No key left ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`
-      : `SHORT of the goal of 0 keys: ${formatInt(keysLeft)} keys were still present ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`,
+      : `Missed the goal of 0 keys: ${formatInt(keysLeft)} keys were still present ${formatInt(SHORT_FULL_MS + 1000)} ms after the last charge of a bucket that refills in ${SHORT_FULL_MS} ms.`,
   ];
   return {
     id: 'redis-memory',
-    title: '2. Redis memory per live key',
+    title: '3. Redis memory per live key',
     method:
       `used_memory delta over ${formatInt(keys)} distinct keys, FLUSHALL of the benchmark's own redis-server between measurements; ` +
       `the floor stores one integer with a TTL under the exact key names our store wrote.`,

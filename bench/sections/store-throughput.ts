@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { RedisBucketStore } from '../../src/bucket/redis-store.js';
-import type { BucketStore } from '../../src/bucket/types.js';
+import { RedisBucketStore, type BucketStore } from 'graphql-budget';
 import { redisCpuMicros } from '../lib/machine.js';
 import { median, range, rotate } from '../lib/stats.js';
 import {
@@ -206,13 +205,11 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
       { value: median(oursToRlf), of: 'RateLimiterRedis' },
       { op: '>=', target: 2.5 },
     ),
-    ratioRow(
-      'Redis time per batched consume (INFO commandstats)',
-      `${formatUs(scriptPerConsume)} per consume`,
-      { microsPerConsume: scriptPerConsume },
-      { value: scriptPerConsume / 2, of: 'the 2 µs budget' },
-      { op: '<=', target: 1 },
-    ),
+    {
+      variant: 'Redis time per batched consume (INFO commandstats)',
+      value: `${formatUs(scriptPerConsume)} per consume (the goal is in the goals table)`,
+      metrics: { microsPerConsume: scriptPerConsume },
+    },
     ratioRow(
       'One call in flight: batched vs batch: false',
       `batched ${formatUs(median(latency.get(ours)!))}, batch: false ${formatUs(median(latency.get(unbatched)!))}, ` +
@@ -228,7 +225,7 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
   ];
   return {
     id: 'store-throughput',
-    title: '1. Store throughput',
+    title: '2. Store throughput',
     method:
       `${inFlight} calls in flight over one ioredis client, ${formatInt(keys)} keys, cost 1 (always allowed); ` +
       `${alternatingRounds(rounds)} of ${seconds} s per variant; ratios are the median of the per-round ratios. ` +
@@ -239,7 +236,6 @@ export async function storeThroughput(options: StoreThroughputOptions): Promise<
       goalNote('Batched RedisBucketStore vs the floor', rows[1]!),
       goalNote('Unbatched RedisBucketStore vs the floor', rows[3]!),
       goalNote('Batched RedisBucketStore vs RateLimiterRedis', rows[5]!),
-      goalNote('Redis time per batched consume', rows[6]!),
       goalNote('Latency of a lone batched call', rows[7]!),
       deadlineMisses > 0
         ? `${formatInt(deadlineMisses)} consumes with timeoutMs 50 missed their deadline (counted as calls).`

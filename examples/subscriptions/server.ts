@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { GraphQLError, buildSchema, parse, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { buildSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import {
-  chargeOperation,
+  budgetedSubscribe,
   costDirectivesTypeDefs,
   MemoryBucketStore,
   type BucketPolicy,
@@ -14,9 +14,10 @@ import {
 
 /**
  * Subscriptions over graphql-ws never pass through Apollo Server's request pipeline, so the plugin
- * never sees them. This server charges them with `chargeOperation`: once when a client subscribes
- * (`onSubscribe`: a refusal reaches the client as the subscription's error) and once per delivered
- * event (`onNext`: an event the budget cannot pay is replaced by the error).
+ * never sees them. This server charges them with `budgetedSubscribe`, graphql-ws's `subscribe`
+ * option: the subscription when it starts, and each event before it is resolved. The first event
+ * the budget cannot pay ends the subscription: the client receives the `RATE_LIMITED` error, then
+ * completion, and the source produces nothing more.
  */
 export const typeDefs = `${costDirectivesTypeDefs}
 type Query { hello: String }
@@ -29,17 +30,6 @@ type Subscription {
 
 export const schema = buildSchema(typeDefs);
 
-const roots = {
-  subscription: {
-    async *ticks({ count, intervalMs }: { count: number; intervalMs: number }) {
-      for (let n = 1; n <= count; n++) {
-        await new Promise((resolve) => setTimeout(resolve, intervalMs));
-        yield { ticks: { n } };
-      }
-    },
-  },
-};
-
 export interface SubscriptionServerOptions {
   store: BucketStore;
   policy: BucketPolicy;
@@ -49,6 +39,8 @@ export interface SubscriptionServerOptions {
 
 export interface SubscriptionServer {
   url: string;
+  /** Events the `ticks` source has produced so far. */
+  readonly produced: number;
   stop(): Promise<void>;
 }
 
@@ -65,63 +57,30 @@ export async function startSubscriptionServer(options: SubscriptionServerOptions
   const { store, policy } = options;
   const httpServer: Server = createServer((_request, response) => response.writeHead(404).end());
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
+  let produced = 0;
+  const roots = {
+    subscription: {
+      async *ticks({ count, intervalMs }: { count: number; intervalMs: number }) {
+        for (let n = 1; n <= count; n++) {
+          await new Promise((resolve) => setTimeout(resolve, intervalMs));
+          produced += 1;
+          yield { ticks: { n } };
+        }
+      },
+    },
+  };
 
-  /** Charges one operation to the caller; a refusal is a GraphQLError to hand to the client. */
-  async function charge(key: string, document: DocumentNode, args: Partial<ExecutionArgs>): Promise<void> {
-    try {
-      await chargeOperation({
-        schema,
-        document,
-        variables: args.variableValues ?? null,
-        operationName: args.operationName ?? null,
-        key,
-        policy,
-        store,
-      });
-    } catch (error) {
-      if (error instanceof GraphQLError) throw error;
-      // The store failed: this server refuses rather than serve uncharged (choose what suits you).
-      throw new GraphQLError('The query budget service is unavailable. Retry in 1 s.', {
-        extensions: { code: 'BUDGET_UNAVAILABLE', retryAfter: 1 },
-      });
-    }
-  }
-
-  const cleanup = useServer<Record<string, unknown>>(
+  const cleanup = useServer(
     {
       schema,
       roots,
-      async onSubscribe(ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> {
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query);
-        } catch (error) {
-          return [error as GraphQLError];
-        }
-        const errors = validate(schema, document);
-        if (errors.length > 0) return errors;
-        const key = callerOf(ctx.connectionParams, ctx.extra.request.socket.remoteAddress);
-        const args = {
-          variableValues: payload.variables ?? undefined,
-          operationName: payload.operationName ?? undefined,
-        };
-        try {
-          await charge(key, document, args);
-        } catch (error) {
-          return [error as GraphQLError];
-        }
-        return { schema, document, rootValue: roots.subscription, contextValue: { key }, ...args };
-      },
-      async onNext(_ctx, _id, _payload, args) {
-        // Each delivered event is charged too; one the budget cannot pay goes out as the error.
-        const { key } = args.contextValue as { key: string };
-        try {
-          await charge(key, args.document, args);
-        } catch (error) {
-          return { errors: [(error as GraphQLError).toJSON()] };
-        }
-        return undefined; // paid: the event goes out as it is
-      },
+      // Who pays: decided when the socket connects, from what the server can verify.
+      context: (ctx) => ({ key: callerOf(ctx.connectionParams, ctx.extra.request.socket.remoteAddress) }),
+      subscribe: budgetedSubscribe({
+        store,
+        policy,
+        identify: ({ contextValue }) => (contextValue as { key: string }).key,
+      }),
     },
     wsServer,
   );
@@ -130,6 +89,9 @@ export async function startSubscriptionServer(options: SubscriptionServerOptions
   const { port } = httpServer.address() as AddressInfo;
   return {
     url: `ws://127.0.0.1:${port}/graphql`,
+    get produced() {
+      return produced;
+    },
     async stop() {
       await cleanup.dispose();
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));

@@ -1,13 +1,13 @@
 /**
- * `lua/bucket.lua` as ioredis sees it: the source, its SHA1, how a list of operations is encoded as
- * KEYS and ARGV, and how the reply is decoded. `RedisBucketStore` uses this module without a clock
- * override; tests pass an explicit `nowUs` to drive the script through simulated time.
+ * `lua/bucket.lua` as every client sends it: the source, its SHA1, how a list of operations is
+ * encoded as KEYS and ARGV, and how the reply is decoded. `RedisBucketStore` uses this module
+ * without a clock override; tests pass an explicit `nowUs` to drive the script through simulated
+ * time (`runBucketOps`).
  */
 import { createHash } from 'node:crypto';
 import { BUCKET_LUA } from './bucket-lua.js';
 import { bucketReply, type BucketOp, type BucketReply, type BucketStatus } from './bucket-math.js';
 import { BucketStoreError } from './errors.js';
-import type { RedisBucketClient } from './redis-client.js';
 import type { BucketPolicy } from './types.js';
 
 /** The Lua source of the bucket script. */
@@ -15,9 +15,6 @@ export const BUCKET_SCRIPT: string = BUCKET_LUA;
 
 /** SHA1 of `BUCKET_SCRIPT`: what `SCRIPT LOAD` answers and `EVALSHA` sends. */
 export const BUCKET_SCRIPT_SHA: string = createHash('sha1').update(BUCKET_SCRIPT).digest('hex');
-
-/** The ioredis command name; versioned by the SHA so two copies of the library never clash. */
-export const BUCKET_COMMAND = `graphqlBudgetBucket${BUCKET_SCRIPT_SHA.slice(0, 8)}`;
 
 /** One operation of a script call: a consume (all or nothing), refund, peek or take over its buckets. */
 export interface BucketScriptOp {
@@ -47,40 +44,10 @@ export interface BucketScriptReply {
   replies: BucketOpReply[];
 }
 
-/** Runs the script: the number of keys, then the keys and the other arguments (`bucketScriptArgs`). */
-export type BucketCommand = (keyCount: string, ...args: string[]) => Promise<unknown>;
-
 const OP_LETTER: Readonly<Record<BucketOp, string>> = { consume: 'c', refund: 'r', peek: 'p', take: 't' };
 
 /** Most keys one script call names: a batch closes before it would hold more. */
 export const MAX_KEYS_PER_CALL = 64;
-
-/**
- * Registers the script on `client` with `defineCommand` (EVALSHA, with an EVAL fallback on
- * NOSCRIPT, e.g. after `SCRIPT FLUSH` or a restart) and returns a function that runs it with the
- * arguments of `bucketScriptArgs`. One command per number of keys (1 to `MAX_KEYS_PER_CALL`), each
- * with that `numberOfKeys`: the client then sees the first key as the call's first argument, which
- * is what ioredis' auto-pipelining routes a Cluster command by (with the number of keys first, it
- * would send every call to the node serving the slot of "1"). All are defined here, at once:
- * ioredis gives an auto-pipeline the commands the client had when the pipeline opened, so a
- * command defined while one is open would be missing from it.
- */
-export function defineBucketCommand(client: RedisBucketClient): BucketCommand {
-  const commands = client as unknown as Record<string, ((...args: string[]) => Promise<unknown>) | undefined>;
-  const byKeyCount: string[] = [];
-  for (let count = 1; count <= MAX_KEYS_PER_CALL; count++) {
-    const name = `${BUCKET_COMMAND}k${count}`;
-    if (typeof commands[name] !== 'function') client.defineCommand(name, { numberOfKeys: count, lua: BUCKET_SCRIPT });
-    byKeyCount[count] = name;
-  }
-  return (keyCount, ...args) => {
-    const name = byKeyCount[Number(keyCount)];
-    if (name === undefined) {
-      throw new RangeError(`a bucket script call names 1 to ${MAX_KEYS_PER_CALL} keys, got ${keyCount}`);
-    }
-    return (commands[name] as (...args: string[]) => Promise<unknown>).apply(client, args);
-  };
-}
 
 /**
  * The command's arguments for `ops`, in the order of the script's header: the number of keys, the
@@ -153,45 +120,4 @@ export function parseBucketScriptReply(raw: unknown, ops: readonly BucketScriptO
     at += 2 * op.keys.length;
   }
   return { nowUs, replies };
-}
-
-/** Runs `ops` in one script call. For tests and tools; stores use their own path. */
-export async function runBucketOps(
-  client: RedisBucketClient,
-  ops: readonly BucketScriptOp[],
-  nowUs?: number,
-): Promise<BucketScriptReply> {
-  const [keyCount, ...args] = bucketScriptArgs(ops, nowUs) as [string, ...string[]];
-  return parseBucketScriptReply(await defineBucketCommand(client)(keyCount, ...args), ops);
-}
-
-/** One operation on one bucket, as tests write it. */
-export interface BucketScriptCall {
-  op: BucketOp;
-  /** consume: cost; refund: tokens to give back; peek: ignored (tokens). */
-  amount: number;
-  capacity: number;
-  refillPerSecond: number;
-  /** Redis time after which the call must do nothing (µs). */
-  deadlineUs?: number;
-  /** Test clock (µs) used instead of Redis `TIME`. Production code never sets it. */
-  nowUs?: number;
-}
-
-/** Runs the script once for one operation on `key` (already prefixed). For tests and tools. */
-export async function runBucketScript(
-  client: RedisBucketClient,
-  key: string,
-  call: BucketScriptCall,
-): Promise<BucketReply | ExpiredReply> {
-  const op: BucketScriptOp = {
-    op: call.op,
-    amount: call.amount,
-    keys: [key],
-    policies: [{ capacity: call.capacity, refillPerSecond: call.refillPerSecond }],
-    deadlineUs: call.deadlineUs,
-  };
-  const [reply] = (await runBucketOps(client, [op], call.nowUs)).replies;
-  if (reply instanceof BucketStoreError) throw reply;
-  return Array.isArray(reply) ? (reply[0] as BucketReply) : (reply as ExpiredReply);
 }

@@ -1,5 +1,5 @@
 import { BucketStoreError } from './errors.js';
-import type { RedisBucketClient } from './redis-client.js';
+import type { RedisConnection } from './redis-connection.js';
 
 /** A clock sample older than this is replaced by the next one, even a less precise one (µs). */
 const CLOCK_REFRESH_US = 5_000_000;
@@ -19,14 +19,14 @@ export function localUs(): number {
  * widen the window by that amount.
  */
 export class RedisClock {
-  readonly #client: RedisBucketClient;
+  readonly #connection: Pick<RedisConnection, 'time'>;
   /** Lower bound of (Redis time − local time) (µs), and when it was taken (local µs). */
   #offsetUs: number | undefined;
   #takenUs = 0;
   #request: Promise<void> | undefined;
 
-  constructor(client: RedisBucketClient) {
-    this.#client = client;
+  constructor(connection: Pick<RedisConnection, 'time'>) {
+    this.#connection = connection;
   }
 
   /** Whether an offset is known (otherwise call `sample` first). */
@@ -44,8 +44,9 @@ export class RedisClock {
     this.#request ??= (async () => {
       try {
         const sentUs = localUs();
-        const [seconds, micros] = (await this.#client.time()) as unknown[];
-        this.observe(Number(seconds) * 1_000_000 + Number(micros), sentUs, localUs());
+        // Numbers, numeric strings or Buffers, as the client gives them.
+        const [seconds, micros] = (await this.#connection.time()).map((part) => Number(String(part)));
+        this.observe((seconds as number) * 1_000_000 + (micros as number), sentUs, localUs());
       } catch (error) {
         throw new BucketStoreError(`Redis TIME failed: ${(error as Error)?.message ?? String(error)}`, {
           cause: error,

@@ -1,11 +1,10 @@
 import clusterKeySlot from 'cluster-key-slot';
 import { bucketKey } from './bucket-key.js';
 import { toBucketResult, type BucketOp, type BucketReply } from './bucket-math.js';
+import { bucketConnection } from './bucket-connection.js';
 import {
   bucketScriptArgs,
-  defineBucketCommand,
   parseBucketScriptReply,
-  type BucketCommand,
   type BucketOpReply,
   type BucketScriptOp,
   type BucketScriptReply,
@@ -14,6 +13,7 @@ import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
 import { allowedResult, consumeGroupsInOrder, deniedResult, type GroupCalls } from './multi-charge.js';
 import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
+import type { RedisConnection } from './redis-connection.js';
 import { batchOptions, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
 import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
 import type {
@@ -62,12 +62,13 @@ function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketRe
 
 /**
  * Token buckets in Redis (a single node or a Cluster), one key per bucket, every operation one
- * atomic run of `lua/bucket.lua` on Redis time.
+ * atomic run of `lua/bucket.lua` on Redis time, through ioredis or node-redis (the same script,
+ * the same answers).
  *
  * Deadline (`options.timeoutMs` on every call): the promise settles within `timeoutMs`, with the
  * result or a `BucketStoreTimeoutError`. The script also receives the deadline in Redis time and
  * refuses to do anything when Redis runs it later, so a command that reaches Redis late (held in
- * ioredis' offline queue, retried after a reconnect, or sent to a paused server) has no effect.
+ * the client's offline queue, retried after a reconnect, or sent to a paused server) has no effect.
  * Redis time is derived from the local monotonic clock and the Redis time every reply carries
  * (`RedisClock`); before the first reply the store sends one `TIME` under the same timeout. The
  * script's deadline is never later than the local one (it may be earlier by up to one round
@@ -98,39 +99,40 @@ function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketRe
  * their memory is unbounded by design (one key per such caller).
  */
 export class RedisBucketStore implements BucketStore {
-  readonly #client: RedisBucketClient;
-  readonly #command: BucketCommand;
+  readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #clock: RedisClock;
   readonly #batcher: ScriptBatcher | undefined;
 
+  /**
+   * @param client An ioredis `Redis` or `Cluster`, or a node-redis client (`createClient()`) or
+   * cluster (`createCluster()`), connected; see docs/operations.md for the options a limiter
+   * wants on each. Anything else throws a `TypeError` saying what is accepted.
+   */
   constructor(client: RedisBucketClient, options: RedisBucketStoreOptions = {}) {
-    if (typeof client !== 'object' || client === null || typeof client.defineCommand !== 'function') {
-      throw new TypeError('client must be an ioredis Redis or Cluster instance');
-    }
+    const connection = bucketConnection(client);
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new TypeError(`options.prefix must be a string, got ${typeof prefix}`);
     const batch = batchOptions(options.batch);
-    this.#client = client;
+    this.#connection = connection;
     this.#prefix = prefix;
-    this.#command = defineBucketCommand(client);
-    this.#clock = new RedisClock(client);
-    const groupOf = client.isCluster ? (op: BucketScriptOp) => clusterKeySlot(op.keys[0] as string) : () => 0;
+    this.#clock = new RedisClock(connection);
+    const groupOf = connection.isCluster ? (op: BucketScriptOp) => clusterKeySlot(op.keys[0] as string) : () => 0;
     this.#batcher = batch && new ScriptBatcher((ops) => this.#send(ops), groupOf, batch);
   }
 
   /**
    * Where `key`'s bucket lives: `'redis'` over a single node; over a Cluster, the `host:port` of the
-   * master serving the bucket key's slot in the client's current slot map (ioredis refreshes it
+   * master serving the bucket key's slot in the client's current slot map (both clients refresh it
    * after a failover, so a promoted replica is a new partition), or `slot N` while the slot map
    * is not known. With a `hashTag`, the slot of the tagged key (see `bucketKey`). Cheap: the
    * bucket key and a CRC16 over it, no Redis call.
    */
   partitionOf(key: string, hashTag?: string): string {
-    const client = this.#client;
-    if (!client.isCluster) return SINGLE_NODE_PARTITION;
+    const connection = this.#connection;
+    if (!connection.isCluster) return SINGLE_NODE_PARTITION;
     const slot = clusterKeySlot(bucketKey(this.#prefix, key, hashTag));
-    return client.slots?.[slot]?.[0] ?? `slot ${slot}`;
+    return connection.masterOf(slot) ?? `slot ${slot}`;
   }
 
   async consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult> {
@@ -280,7 +282,7 @@ export class RedisBucketStore implements BucketStore {
 
   /** Indexes of `keys` grouped by Cluster slot, in order of first appearance; one group on a single node. */
   #slotGroups(keys: readonly string[]): number[][] {
-    if (!this.#client.isCluster) return [keys.map((_, index) => index)];
+    if (!this.#connection.isCluster) return [keys.map((_, index) => index)];
     const bySlot = new Map<number, number[]>();
     keys.forEach((key, index) => {
       const slot = clusterKeySlot(key);
@@ -349,7 +351,7 @@ export class RedisBucketStore implements BucketStore {
   async #send(ops: readonly BucketScriptOp[]): Promise<BucketScriptReply> {
     const sentUs = localUs();
     const [keyCount, ...args] = bucketScriptArgs(ops) as [string, ...string[]];
-    const raw = await this.#command(keyCount, ...args);
+    const raw = await this.#connection.run(keyCount, ...args);
     const reply = parseBucketScriptReply(raw, ops);
     this.#clock.observe(reply.nowUs, sentUs, localUs());
     return reply;

@@ -32,6 +32,7 @@ interface Settings {
   readonly maxNodes: number;
   readonly introspectionIsFree: boolean;
   readonly maxListSize: number;
+  readonly introspectionListSizes: 'schema' | 'defaultListSize';
   readonly estimators: readonly ComplexityEstimator[] | undefined;
 }
 
@@ -41,6 +42,7 @@ const defaults = {
   maxNodes: 10_000,
   introspectionIsFree: false,
   maxListSize: Number.POSITIVE_INFINITY,
+  introspectionListSizes: 'defaultListSize',
 } as const;
 
 const tables = new WeakMap<GraphQLSchema, Map<CostModel, CostTable>>();
@@ -212,6 +214,12 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
       `${owner}: \`maxListSize\` must be a number ≥ 0 (Infinity switches the bound off); got ${String(maxListSize)}.`,
     );
   }
+  const introspectionListSizes = options.introspectionListSizes ?? defaults.introspectionListSizes;
+  if (introspectionListSizes !== 'schema' && introspectionListSizes !== 'defaultListSize') {
+    throw new RangeError(
+      `${owner}: \`introspectionListSizes\` must be 'schema' or 'defaultListSize'; got ${String(introspectionListSizes)}.`,
+    );
+  }
   const estimators = options.estimators;
   if (estimators !== undefined) {
     if (!Array.isArray(estimators) || estimators.some((estimator) => typeof estimator !== 'function')) {
@@ -233,5 +241,14 @@ function readSettings(options: CostAnalyzerOptions, owner: string): Settings {
       `${owner}: \`supergraphSdl\` must be a string (a supergraph's SDL); got ${typeof supergraphSdl}.`,
     );
   }
-  return { costModel, supergraphSdl, defaultListSize, maxNodes, introspectionIsFree, maxListSize, estimators };
+  return {
+    costModel,
+    supergraphSdl,
+    defaultListSize,
+    maxNodes,
+    introspectionIsFree,
+    maxListSize,
+    introspectionListSizes,
+    estimators,
+  };
 }

@@ -245,10 +245,68 @@ export class CostTable {
     return rule;
   }
 
+  /**
+   * The list size of an introspection field (`__Schema.types`, `__Type.fields`, `__Field.args`, …):
+   * the schema's own largest count of what it lists (types, fields of one type, arguments of one
+   * field, …), so introspection is priced by the schema's real sizes, an upper bound of its work,
+   * instead of `defaultListSize`. Undefined for any other field.
+   */
+  introspectionSize(field: AnyField): number | undefined {
+    this.introspectionSizes ??= introspectionSizesOf(this.schema);
+    return this.introspectionSizes.get(field);
+  }
+  private introspectionSizes: Map<AnyField, number> | undefined;
+
   /** Weight of an argument, directive argument or input field when a value is present for it. */
   inputWeight(value: InputValue): number {
     return this.inputWeights.get(value) ?? defaultInputWeight(value.type);
   }
+}
+
+/** The largest count each introspection list field can answer with in `schema`. */
+function introspectionSizesOf(schema: GraphQLSchema): Map<AnyField, number> {
+  const types = Object.values(schema.getTypeMap());
+  const directives = schema.getDirectives();
+  let fields = 0;
+  let interfaces = 0;
+  let possibleTypes = 0;
+  let enumValues = 0;
+  let inputFields = 0;
+  let fieldArgs = 0;
+  for (const type of types) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      const typeFields = Object.values(type.getFields());
+      fields = Math.max(fields, typeFields.length);
+      interfaces = Math.max(interfaces, type.getInterfaces().length);
+      for (const field of typeFields) fieldArgs = Math.max(fieldArgs, field.args.length);
+    }
+    if (isAbstractType(type)) possibleTypes = Math.max(possibleTypes, schema.getPossibleTypes(type).length);
+    if (isEnumType(type)) enumValues = Math.max(enumValues, type.getValues().length);
+    if (isInputObjectType(type)) inputFields = Math.max(inputFields, Object.keys(type.getFields()).length);
+  }
+  let directiveArgs = 0;
+  let locations = 0;
+  for (const directive of directives) {
+    directiveArgs = Math.max(directiveArgs, directive.args.length);
+    locations = Math.max(locations, directive.locations.length);
+  }
+  const sizes = new Map<AnyField, number>();
+  const set = (typeName: string, fieldName: string, size: number): void => {
+    const type = schema.getType(typeName);
+    const field = isObjectType(type) ? (type.getFields()[fieldName] as AnyField | undefined) : undefined;
+    if (field !== undefined) sizes.set(field, size);
+  };
+  set('__Schema', 'types', types.length);
+  set('__Schema', 'directives', directives.length);
+  set('__Type', 'fields', fields);
+  set('__Type', 'interfaces', interfaces);
+  set('__Type', 'possibleTypes', possibleTypes);
+  set('__Type', 'enumValues', enumValues);
+  set('__Type', 'inputFields', inputFields);
+  set('__Field', 'args', fieldArgs);
+  set('__Directive', 'args', directiveArgs);
+  set('__Directive', 'locations', locations);
+  return sizes;
 }
 
 function fieldRule(

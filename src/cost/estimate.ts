@@ -1,6 +1,7 @@
 import type { FieldNode, GraphQLCompositeType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable } from './cost-table.js';
 import { FieldCallCache, type FieldCall } from './field-call.js';
+import { IntrospectionCoster } from './introspection-cost.js';
 import type { FieldCollector } from './field-collector.js';
 import { maxCost, reported, scale, ZERO_COST, type Cost } from './cost-math.js';
 import type { ResolvedOperation } from './operation.js';
@@ -13,6 +14,8 @@ export interface EstimateSettings {
   readonly introspectionIsFree: boolean;
   /** Largest list size a client may choose (see `CostAnalyzerOptions.maxListSize`). */
   readonly maxListSize: number;
+  /** How introspection lists are sized (see `CostAnalyzerOptions.introspectionListSizes`). */
+  readonly introspectionListSizes: 'schema' | 'defaultListSize';
 }
 
 /** Where a breakdown entry goes: response path so far and the product of enclosing list sizes. */
@@ -50,6 +53,8 @@ interface Trace {
  */
 export class StaticEstimator {
   private readonly memo = new Map<string, Cost>();
+  /** Prices introspection selections from the schema itself (`introspectionListSizes: 'schema'`). */
+  private introspection: IntrospectionCoster | undefined;
 
   constructor(
     private readonly table: CostTable,
@@ -163,6 +168,16 @@ export class StaticEstimator {
     const selectionSets = call.rule.returnsLeaf
       ? NO_SELECTION_SETS
       : nodes.map((node) => node.selectionSet as SelectionSetNode);
+    if (call.isIntrospection && this.settings.introspectionListSizes === 'schema') {
+      this.introspection ??= new IntrospectionCoster(this.table, this.operation, this.collector, this.calls);
+      const cost = this.introspection.fieldCost(call, nodes, selectionSets);
+      trace?.sink.push({
+        path: trace.path === '' ? responseKey : `${trace.path}.${responseKey}`,
+        ...cost,
+        multiplier: trace.multiplier,
+      });
+      return cost;
+    }
     return this.callCost(call, responseKey, selectionSets, scope, trace);
   }
 
@@ -214,10 +229,17 @@ export class StaticEstimator {
   /**
    * Items per list level (IBM spec "@listSize"): the size the enclosing fields' `sizedFields` hand
    * to this field, else this field's own (its slicing argument or `assumedSize`, unless its
-   * `sizedFields` hand that size down instead), else `defaultListSize`.
+   * `sizedFields` hand that size down instead), else for an introspection field, where asked
+   * (`introspectionListSizes: 'schema'`), the schema's real size (`CostTable.introspectionSize`),
+   * else `defaultListSize`.
    */
   private listSize(call: FieldCall, scope: SizeScope | undefined): number {
-    return scope?.sizeOf(call.definition.name) ?? call.ownSize ?? this.settings.defaultListSize;
+    return (
+      scope?.sizeOf(call.definition.name) ??
+      call.ownSize ??
+      (this.settings.introspectionListSizes === 'schema' ? this.table.introspectionSize(call.definition) : undefined) ??
+      this.settings.defaultListSize
+    );
   }
 }
 

@@ -120,6 +120,15 @@ export interface CostAnalyzerOptions {
    */
   introspectionIsFree?: boolean;
   /**
+   * How introspection lists (`__schema { types }`, `__Type.fields`, `__Field.args`, …) are sized:
+   * `'defaultListSize'`, as any list without `@listSize` (the IBM spec as written), or `'schema'`,
+   * the schema's own largest counts (its number of types, the most fields of one type, the most
+   * arguments of one field, …), an upper bound of what introspection returns.
+   * `queryBudgetPlugin` uses `'schema'`.
+   * @default 'defaultListSize'
+   */
+  introspectionListSizes?: 'schema' | 'defaultListSize';
+  /**
    * The largest list size a client may choose: a slicing argument whose value (or, for a list
    * argument, its length) is below 0 or above this is refused with `COST_LIST_SIZE_OUT_OF_RANGE`
    * before anything runs, instead of being priced. It bounds the work one token buys where the

@@ -86,6 +86,19 @@ export async function chargeBuckets(input: {
       if (!passed.allowed) return { charge: undefined, view: undefined, deniedLocally: false, dryRunRefused: passed };
     }
     const charge = await guard.peek(limits, logger);
+    if (charge.status === 'answered' && charge.outcome === 'ok') {
+      // What the read shows cannot be paid is remembered as a refusal would be, so the caller's next
+      // dry runs (and operations) of that cost are answered here.
+      const { results } = charge.answer;
+      if (results.some((result) => result.remaining < cost)) {
+        denyCache?.remember(limits, {
+          allowed: false,
+          results: results.map((result) => ({ ...result, allowed: result.remaining >= cost })),
+          retryAfterMs: -1,
+          binding: 0,
+        });
+      }
+    }
     return { charge, view: viewOf(charge), deniedLocally: false };
   }
   const charge = await guard.consume(limits, cost, logger);

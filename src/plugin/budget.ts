@@ -23,6 +23,8 @@ export interface Budget {
   requested: number;
   /** Whether the operation was priced (false when the cost engine could not). */
   priced: boolean;
+  /** Whether it is free by decision (introspection alone, `introspectionOnlyIsFree`): never settled. */
+  free: boolean;
   /** Per-field breakdown, when the caller may and did ask for it. */
   fields: FieldCostBreakdown[] | undefined;
   fieldsTruncated: boolean;

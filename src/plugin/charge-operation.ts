@@ -2,6 +2,8 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graph
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
 import { defaultChargedCost } from '../cost/analyzer.js';
 import { AnalyzerCache } from './analyzer-cache.js';
+import { checkKnownOptions } from './known-options.js';
+import { queryBudgetDefaults } from './options.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
 import { rateLimitedError, tooExpensiveError } from './errors.js';
 
@@ -19,7 +21,11 @@ export interface ChargeOperationOptions {
   store: BucketStore;
   /** What is charged for the estimate. @default `typeCost + fieldCost` */
   cost?: (estimate: CostEstimate) => number;
-  /** Cost-engine options (`defaultListSize`, `maxNodes`, …), as for `createCostAnalyzer`. */
+  /**
+   * Cost-engine options (`costModel`, `defaultListSize`, `maxNodes`, …), as for
+   * `createCostAnalyzer`; `maxListSize` is 10,000 and introspection lists are sized by the schema
+   * (`introspectionListSizes: 'schema'`) unless given, as in the plugin.
+   */
   analyzer?: CostAnalyzerOptions;
   /** Deadline of the store call (ms). @default 50 */
   timeoutMs?: number;
@@ -45,8 +51,27 @@ const analyzers = new AnalyzerCache();
  * engine's own error when it cannot be priced. A store failure rejects with the store's error
  * (`BucketStoreError`), for the caller to decide what a subscription gets meanwhile.
  */
+const OPTION_NAMES = {
+  schema: true,
+  document: true,
+  variables: true,
+  operationName: true,
+  operation: true,
+  key: true,
+  policy: true,
+  store: true,
+  cost: true,
+  analyzer: true,
+  timeoutMs: true,
+} as const satisfies Record<keyof ChargeOperationOptions, true>;
+
 export async function chargeOperation(options: ChargeOperationOptions): Promise<ChargedOperation> {
-  const analyzer = analyzers.analyzerOf(options.schema, options.analyzer);
+  checkKnownOptions('chargeOperation', options, Object.keys(OPTION_NAMES));
+  const analyzer = analyzers.analyzerOf(options.schema, {
+    maxListSize: queryBudgetDefaults.maxListSize,
+    introspectionListSizes: 'schema',
+    ...options.analyzer,
+  });
   const estimate = analyzer.estimate({
     document: options.document,
     operation: options.operation,

@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getLocation, type ASTNode } from 'graphql';
 import type { HeaderMap } from '@apollo/server';
 import { CostAnalysisError } from '../cost/errors.js';
 
@@ -21,6 +21,11 @@ export const BudgetErrorCode = {
    * the cause is logged server-side. Apollo Server's own code for the same class of error.
    */
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /**
+   * HTTP 400: `rateLimit(dryRun: true)` below the operation's root (under a field that returns the
+   * query type again): a dry run answers with `rateLimit` alone at the root, so it cannot be one.
+   */
+  DRY_RUN_NOT_AT_ROOT: 'DRY_RUN_NOT_AT_ROOT',
 } as const;
 
 export type BudgetErrorCode = (typeof BudgetErrorCode)[keyof typeof BudgetErrorCode];
@@ -105,6 +110,19 @@ export function dryRunLimitedError(input: {
   );
 }
 
+/** A `rateLimit(dryRun: true)` below the root, which no dry run can answer: HTTP 400. */
+export function nestedDryRunError(node: ASTNode, http: ErrorHttp): GraphQLError {
+  const error = budgetError(
+    'rateLimit(dryRun: true) must be selected at the root of the operation: a dry run answers with rateLimit ' +
+      'alone there, and nothing else runs. Move it to the root, or ask with dryRun: false.',
+    BudgetErrorCode.DRY_RUN_NOT_AT_ROOT,
+    http,
+  );
+  (error as { locations: unknown }).locations =
+    node.loc === undefined ? undefined : [getLocation(node.loc.source, node.loc.start)];
+  return error;
+}
+
 export function tooExpensiveError(input: { estimatedCost: number; maxCost: number; http?: ErrorHttp }): GraphQLError {
   return budgetError(
     `This operation's estimated cost ${input.estimatedCost} exceeds the maximum ${input.maxCost} allowed for one operation. ` +
@@ -136,7 +154,7 @@ export function costErrorRecord(cause: unknown): CostErrorRecord | undefined {
  * The cost engine could not price the operation (work cap, invalid variables, a missing slicing
  * argument): HTTP 400, its message, code and locations. The request, not the server, is at fault.
  */
-export function costAnalysisError(record: CostErrorRecord, http: ErrorHttp): GraphQLError {
+export function costAnalysisError(record: CostErrorRecord, http?: ErrorHttp): GraphQLError {
   const error = budgetError(record.message, record.code, http);
   // GraphQLError computes `locations` from AST nodes; the record carries them without the nodes.
   (error as { locations: CostErrorRecord['locations'] }).locations = record.locations;
@@ -159,7 +177,7 @@ export class BudgetServerFault extends Error {
  * Server code failed while deciding the budget: HTTP 500 with a generic message. The cause is for
  * the server's log, never for the client (it could reveal configuration: tiers, capacities, keys).
  */
-export function internalError(http: ErrorHttp): GraphQLError {
+export function internalError(http?: ErrorHttp): GraphQLError {
   return budgetError(
     'The query budget could not be decided because of an error on the server.',
     BudgetErrorCode.INTERNAL_SERVER_ERROR,
@@ -167,7 +185,7 @@ export function internalError(http: ErrorHttp): GraphQLError {
   );
 }
 
-export function budgetUnavailableError(retryAfterMs: number, http: ErrorHttp): GraphQLError {
+export function budgetUnavailableError(retryAfterMs: number, http?: ErrorHttp): GraphQLError {
   const retry = retryAfterSeconds(retryAfterMs);
   return budgetError(
     `The query budget service is unavailable, so this operation was not run. Retry in ${retry} s.`,

@@ -39,8 +39,9 @@ function selectsOnlyIntrospection(document: DocumentNode, operation: OperationDe
 }
 
 /**
- * True when the operation selects an introspection field (`__schema` or `__type`, directly or
- * through fragments) at its root: work the execution meter does not see.
+ * True when the operation selects an introspection field (`__schema` or `__type`) anywhere: at its
+ * root, or below any field that returns the query type again (`viewer: Query!`), directly or
+ * through fragments. That is work the execution meter does not see.
  */
 export function selectsIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   let answer = introspecting.get(operation);
@@ -61,8 +62,11 @@ function selectsIntrospectionField(document: DocumentNode, operation: OperationD
   const visited = new Set<string>();
   const anyIntrospection = (selectionSet: SelectionSetNode): boolean =>
     selectionSet.selections.some((selection) => {
-      if (selection.kind === Kind.FIELD)
-        return selection.name.value === '__schema' || selection.name.value === '__type';
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name === '__schema' || name === '__type') return true;
+        return selection.selectionSet !== undefined && anyIntrospection(selection.selectionSet);
+      }
       if (selection.kind === Kind.INLINE_FRAGMENT) return anyIntrospection(selection.selectionSet);
       const name = selection.name.value;
       if (visited.has(name)) return false;

@@ -4,7 +4,9 @@ import type { CostEstimate } from '../cost/types.js';
 import type { CostAnalyzerOptions, CostModel } from '../cost/analyzer.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { BudgetDecision } from './decision-event.js';
+import { redisClientKind } from '../bucket/redis-client.js';
 import { checkPolicy } from '../bucket/validate.js';
+import { checkKnownOptions } from './known-options.js';
 import { resolveLimits, type BudgetLimit } from './limits.js';
 import type { StoreErrorPolicy } from './guarded-store.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
@@ -127,15 +129,25 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    */
   maxNodes?: number;
   /**
-   * Whether introspection (`__schema`, `__type` and everything below them) costs nothing.
-   * `__typename` is always free. Off by default: nested introspection
+   * Whether introspection (`__schema`, `__type` and everything below them) costs nothing, in every
+   * operation. `__typename` is always free. Off by default: nested introspection
    * (`__schema { types { fields { type { fields … } } } }`) is then priced like any other selection
-   * (default weights, `defaultListSize` per list), so it cannot be used to make the server work for
-   * free. Turning it on is unsafe wherever introspection is enabled (Apollo Server enables it
-   * outside `NODE_ENV=production` unless told otherwise).
+   * (default weights, each introspection list at the schema's real size: its number of types, the
+   * most fields of one type, …), so it cannot be used to make the server work for free. Turning it
+   * on is unsafe wherever introspection is enabled.
    * @default false
    */
   introspectionIsFree?: boolean;
+  /**
+   * Whether an operation that selects nothing but introspection (`__schema`, `__type`,
+   * `__typename`, as schema tools send: Apollo Sandbox, GraphiQL, graphql-codegen) is charged
+   * nothing. On where Apollo Server enables introspection by default, outside production: then
+   * those tools work whatever the caller's budget, while introspection beside other fields is still
+   * priced. In production it is priced by the schema's real sizes; turn this on there only if your
+   * callers may introspect for free.
+   * @default `process.env.NODE_ENV !== 'production'`, read when the plugin is built (as Apollo Server does)
+   */
+  introspectionOnlyIsFree?: boolean;
   /**
    * graphql-query-complexity estimators used instead of the `@cost` / `@listSize` directives.
    * @default undefined (the directives)
@@ -144,7 +156,8 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
   /**
    * What happens when the store errors or misses `storeTimeoutMs`: `'local'` charges an in-process
    * `MemoryBucketStore` with the same policy meanwhile (each process enforces the budget on its own,
-   * so at worst N processes × capacity, and adds no latency); `'deny'` rejects the operation with
+   * so over an outage of T seconds at worst N processes × (capacity + refillPerSecond × T), and it
+   * adds no latency); `'deny'` rejects the operation with
    * HTTP 503 `BUDGET_UNAVAILABLE`; `'allow'` lets it run uncharged (`throttleStatus: null`), for
    * those who prefer no limit to a per-process one. Whoever can slow the store down (a flood of
    * requests, a slow shard) switches limiting off under `'allow'`.
@@ -171,6 +184,28 @@ export interface QueryBudgetOptions<TContext extends BaseContext = BaseContext> 
    * @default true
    */
   exposeCost?: boolean | ((requestContext: GraphQLRequestContext<TContext>) => boolean);
+  /**
+   * What happens to a response that Apollo's cache control would let a shared cache (a CDN, a
+   * proxy) keep (`cache-control: max-age=…, public`), when the plugin adds the caller's budget to it
+   * (`extensions.cost`, the RateLimit headers): `'private'` keeps the annotation and restricts the
+   * response's cache policy to `PRIVATE`, so only the caller's own client may cache it;
+   * `'unannotated'` leaves such responses public and sends them without the caller's budget (no
+   * `extensions.cost`, no RateLimit headers; a `rateLimit` field the client selects is its own).
+   * Either way no shared cache serves one caller's budget to another.
+   * @default 'private'
+   */
+  cacheableResponses?: 'private' | 'unannotated';
+  /**
+   * Browsers: the plugin lists the budget headers it sends (`RateLimit`, `RateLimit-Policy`,
+   * `Retry-After`) in `Access-Control-Expose-Headers` on responses to cross-origin requests (with an
+   * `Origin` header), merged with what the response already exposes. Apollo's integrations
+   * (standalone, Express, Fastify) write the response's headers after your CORS middleware and
+   * replace its `Access-Control-Expose-Headers`: list here the headers your CORS middleware
+   * exposes (its `exposedHeaders`) so they stay exposed, or pass `false` and add
+   * `budgetExposedHeaders` to your middleware's list instead.
+   * @default [] (the budget headers only)
+   */
+  corsExposeHeaders?: readonly string[] | false;
   /**
    * The policy name in the RateLimit headers (letters, digits, `_ . : -`; at most 64).
    * @default 'budget'
@@ -260,7 +295,41 @@ export const queryBudgetDefaults = {
   denyCacheMaxEntries: 10_000,
   maxListSize: 10_000,
   dryRunLimit: { capacity: 10, refillPerSecond: 1 },
+  cacheableResponses: 'private',
+  corsExposeHeaders: [],
 } as const satisfies Partial<QueryBudgetOptions>;
+
+/** Every option's name, so that an unknown one is refused (the type keeps the list complete). */
+const OPTION_NAMES = {
+  identify: true,
+  skip: true,
+  policy: true,
+  store: true,
+  mode: true,
+  maxCost: true,
+  cost: true,
+  costModel: true,
+  defaultListSize: true,
+  maxListSize: true,
+  maxNodes: true,
+  introspectionIsFree: true,
+  introspectionOnlyIsFree: true,
+  estimators: true,
+  onStoreError: true,
+  storeTimeoutMs: true,
+  circuitBreaker: true,
+  exposeCost: true,
+  cacheableResponses: true,
+  corsExposeHeaders: true,
+  policyName: true,
+  fieldBreakdown: true,
+  debugHeader: true,
+  estimateCacheMaxBytes: true,
+  denyCacheMaxEntries: true,
+  dryRunLimit: true,
+  onDecision: true,
+  metrics: true,
+} as const satisfies Record<keyof QueryBudgetOptions, true>;
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
 export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
@@ -272,10 +341,14 @@ export interface ResolvedQueryBudgetOptions<TContext extends BaseContext> {
   maxCost: QueryBudgetOptions<TContext>['maxCost'];
   cost: QueryBudgetOptions<TContext>['cost'];
   analyzer: CostAnalyzerOptions;
+  /** Whether operations of nothing but introspection are free (`introspectionIsFree` makes them so too). */
+  introspectionOnlyIsFree: boolean;
   onStoreError: StoreErrorPolicy;
   storeTimeoutMs: number;
   circuitBreaker: Required<CircuitBreakerOptions>;
   exposeCost: NonNullable<QueryBudgetOptions<TContext>['exposeCost']>;
+  cacheableResponses: 'private' | 'unannotated';
+  corsExposeHeaders: readonly string[] | false;
   policyName: string;
   fieldBreakdown: NonNullable<QueryBudgetOptions<TContext>['fieldBreakdown']>;
   debugHeader: string;
@@ -305,6 +378,7 @@ export function resolveOptions<TContext extends BaseContext>(
         'remove it or pass `estimateCacheMaxBytes`.',
     );
   }
+  checkKnownOptions('queryBudgetPlugin', options, Object.keys(OPTION_NAMES));
   const policy = options.policy ?? queryBudgetDefaults.policy;
   if (typeof policy !== 'function') {
     try {
@@ -316,6 +390,12 @@ export function resolveOptions<TContext extends BaseContext>(
     }
   }
   const store = options.store;
+  const rawClient = redisClientKind(store);
+  if (rawClient !== undefined) {
+    throw new TypeError(
+      `queryBudgetPlugin: \`store\` is a raw ${rawClient} client; wrap it in a store: \`store: new RedisBucketStore(client)\`.`,
+    );
+  }
   if (store !== undefined && !isBucketStore(store)) {
     throw new TypeError('queryBudgetPlugin: `store` must implement consume, refund and peek (a BucketStore).');
   }
@@ -374,6 +454,7 @@ export function resolveOptions<TContext extends BaseContext>(
   if (breaker === null || typeof breaker !== 'object') {
     throw new TypeError(`queryBudgetPlugin: \`circuitBreaker\` must be an object; got ${describe(breaker)}.`);
   }
+  checkKnownOptions('queryBudgetPlugin: `circuitBreaker`', breaker, ['failureThreshold', 'cooldownMs']);
   const failureThreshold = breaker.failureThreshold ?? queryBudgetDefaults.circuitBreaker.failureThreshold;
   requireNumber(failureThreshold, '`circuitBreaker.failureThreshold`', { min: 1, integer: true });
   const cooldownMs = breaker.cooldownMs ?? queryBudgetDefaults.circuitBreaker.cooldownMs;
@@ -382,6 +463,24 @@ export function resolveOptions<TContext extends BaseContext>(
   if (typeof exposeCost !== 'boolean' && typeof exposeCost !== 'function') {
     throw new TypeError(
       `queryBudgetPlugin: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`,
+    );
+  }
+  const cacheableResponses = options.cacheableResponses ?? queryBudgetDefaults.cacheableResponses;
+  if (cacheableResponses !== 'private' && cacheableResponses !== 'unannotated') {
+    throw new RangeError(
+      `queryBudgetPlugin: \`cacheableResponses\` must be 'private' or 'unannotated'; got ${describe(cacheableResponses)}.`,
+    );
+  }
+  const corsExposeHeaders = options.corsExposeHeaders ?? queryBudgetDefaults.corsExposeHeaders;
+  if (
+    corsExposeHeaders !== false &&
+    !(
+      Array.isArray(corsExposeHeaders) &&
+      corsExposeHeaders.every((name) => typeof name === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    )
+  ) {
+    throw new TypeError(
+      `queryBudgetPlugin: \`corsExposeHeaders\` must be false or an array of header names; got ${describe(corsExposeHeaders)}.`,
     );
   }
   const policyName = options.policyName ?? queryBudgetDefaults.policyName;
@@ -406,6 +505,9 @@ export function resolveOptions<TContext extends BaseContext>(
     throw new TypeError(
       `queryBudgetPlugin: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(metricsOption)}.`,
     );
+  }
+  if (typeof metricsOption === 'object') {
+    checkKnownOptions('queryBudgetPlugin: `metrics`', metricsOption, ['operationName', 'maxOperationNames']);
   }
   const operationName = typeof metricsOption === 'object' ? (metricsOption.operationName ?? false) : false;
   if (typeof operationName !== 'boolean') {
@@ -437,7 +539,13 @@ export function resolveOptions<TContext extends BaseContext>(
   const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
   requireNumber(estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
-  const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize };
+  const introspectionOnlyIsFree = options.introspectionOnlyIsFree ?? process.env.NODE_ENV !== 'production';
+  if (typeof introspectionOnlyIsFree !== 'boolean') {
+    throw new TypeError(
+      `queryBudgetPlugin: \`introspectionOnlyIsFree\` must be a boolean; got ${describe(introspectionOnlyIsFree)}.`,
+    );
+  }
+  const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize, introspectionListSizes: 'schema' };
   if (options.costModel !== undefined) analyzer.costModel = options.costModel;
   if (options.defaultListSize !== undefined) analyzer.defaultListSize = options.defaultListSize;
   if (options.maxNodes !== undefined) analyzer.maxNodes = options.maxNodes;
@@ -452,10 +560,13 @@ export function resolveOptions<TContext extends BaseContext>(
     maxCost,
     cost: options.cost,
     analyzer,
+    introspectionOnlyIsFree: introspectionOnlyIsFree || introspectionIsFree,
     onStoreError,
     storeTimeoutMs,
     circuitBreaker: { failureThreshold, cooldownMs },
     exposeCost,
+    cacheableResponses,
+    corsExposeHeaders,
     policyName,
     fieldBreakdown,
     debugHeader,

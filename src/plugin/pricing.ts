@@ -29,6 +29,8 @@ export type Price =
   | {
       /** Tokens to take before execution. */
       readonly requested: number;
+      /** An operation of nothing but introspection that is charged nothing (`introspectionOnlyIsFree`). */
+      readonly free?: boolean;
       /** The per-field breakdown, when asked for (at most `MAX_BREAKDOWN_ENTRIES` entries). */
       readonly fields?: FieldCostBreakdown[];
       /** True when the breakdown had more entries than were kept. */
@@ -44,6 +46,8 @@ export interface PricingOptions<TContext extends BaseContext> {
   /** The `cost` option: tokens charged for an estimate of a request. */
   cost: ((estimate: CostEstimate, requestContext: GraphQLRequestContext<TContext>) => number) | undefined;
   estimateCacheMaxBytes: number;
+  /** Whether operations of nothing but introspection are charged nothing. */
+  introspectionOnlyIsFree: boolean;
 }
 
 /** Thrown when the `cost` option returns something that is not a charge. */
@@ -114,10 +118,11 @@ export class OperationPricer<TContext extends BaseContext> {
     const { estimate } = outcome;
     const { operation } = requestContext;
     const free =
-      this.#options.analyzer.introspectionIsFree === true &&
+      this.#options.introspectionOnlyIsFree &&
       operation !== undefined &&
       isIntrospectionOnly(requestContext.document, operation);
-    const requested = free ? 0 : this.chargeOf(estimate, requestContext);
+    if (free) return { requested: 0, free: true };
+    const requested = this.chargeOf(estimate, requestContext);
     if (!breakdown) return { requested };
     const fields = estimate.fields ?? [];
     if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };
@@ -140,7 +145,6 @@ export class OperationPricer<TContext extends BaseContext> {
     requested: number,
     metered: MeteredExecution | undefined,
   ): { charged: number | null; actual: number | null } {
-    if (requested === 0) return { charged: 0, actual: null };
     const body = requestContext.response.body;
     if (body.kind !== 'single') return { charged: null, actual: null };
     const { data } = body.singleResult;

@@ -18,6 +18,7 @@ import {
   costAnalysisError,
   dryRunLimitedError,
   internalError,
+  nestedDryRunError,
   rateLimitedError,
   retryAfterSeconds,
   tooExpensiveError,
@@ -30,9 +31,10 @@ import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type QueryBudgetOptions } from './options.js';
 import { ChargeFunctionError, OperationPricer } from './pricing.js';
 import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
-import { dryRunFields, executeRateLimitOnly, setRateLimitView } from './rate-limit-field.js';
+import { dryRunFields, executeRateLimitOnly, nestedDryRun, setRateLimitView } from './rate-limit-field.js';
 import { faultMessage, RequestInputResolver } from './request-inputs.js';
 import { ResponseAnnotator } from './response-annotation.js';
+import { exposeBudgetHeaders } from './cors-headers.js';
 import type { MeteredExecution } from './metered-execution.js';
 
 /** A read-only store call at startup (`peek` writes nothing). */
@@ -71,6 +73,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     analyzer: config.analyzer,
     cost: config.cost,
     estimateCacheMaxBytes: config.estimateCacheMaxBytes,
+    introspectionOnlyIsFree: config.introspectionOnlyIsFree,
   });
   const inputs = new RequestInputResolver(config);
   const annotator = new ResponseAnnotator(config.policyName);
@@ -91,6 +94,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       expose: expose && !skipped,
       requested: 0,
       priced: false,
+      free: false,
       fields: undefined,
       fieldsTruncated: false,
       charge: undefined,
@@ -125,6 +129,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     }
     budget.priced = true;
     budget.requested = price.requested;
+    budget.free = price.free === true;
     budget.fields = price.fields;
     budget.fieldsTruncated = price.fieldsTruncated === true;
     const { limits } = budget;
@@ -147,6 +152,14 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       schema === undefined || operation === undefined
         ? undefined
         : dryRunFields(schema, requestContext.document, operation, requestContext.request.variables);
+    if (budget.dryRun === undefined && schema !== undefined && operation !== undefined) {
+      const nested = nestedDryRun(schema, requestContext.document, operation, requestContext.request.variables);
+      if (nested !== undefined) {
+        budget.result = CostResult.QUERY_PARSE_FAILURE;
+        budget.rejection = nestedDryRunError(nested, errorHttp(requestContext, 400));
+        return;
+      }
+    }
     const charged = await chargeBuckets({
       guard,
       denyCache,
@@ -226,7 +239,9 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
     const executed = budget.rejection === undefined || budget.mode === 'measure';
     let charged: number | null = 0;
     let actual: number | null = null;
-    if (executed && budget.priced && !budget.dryRun) {
+    // An operation priced 0 is settled too (a list that came back anyway is charged), unless it was
+    // free by decision (introspection alone, outside production).
+    if (executed && budget.priced && !budget.dryRun && !budget.free) {
       ({ charged, actual } = pricer.settledCharge(requestContext, budget.requested, metered));
       const difference = charged === null ? 0 : budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
@@ -248,7 +263,18 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         if (after) budget.view = settledView(budget.view, after);
       }
     }
+    if (budget.expose && config.cacheableResponses === 'unannotated') {
+      // A response a shared cache may keep goes out without the caller's budget.
+      if (requestContext.overallCachePolicy.policyIfCacheable()?.scope === 'PUBLIC') budget.expose = false;
+    }
     if (budget.expose) annotator.annotate(requestContext, budget, charged);
+    if (config.corsExposeHeaders !== false) {
+      exposeBudgetHeaders(
+        requestContext.request.http?.headers,
+        requestContext.response.http.headers,
+        config.corsExposeHeaders,
+      );
+    }
     return { charged, actual, executed, settleMs: performance.now() - started };
   }
 
@@ -276,6 +302,8 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
 
     async requestDidStart() {
       let decision: Promise<Budget> | undefined;
+      /** The decision once made (read without awaiting where another plugin's hook runs right after ours). */
+      let decided: Budget | undefined;
       let metered: MeteredExecution | undefined;
       return {
         async didResolveOperation(requestContext) {
@@ -284,6 +312,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
           let budget: Budget;
           try {
             budget = await decision;
+            decided = budget;
           } catch (error) {
             // A GraphQLError from `identify` or `policy` is the server's own answer to the client.
             if (error instanceof GraphQLError) throw error;
@@ -327,6 +356,13 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         },
 
         async willSendResponse(requestContext) {
+          // The response will carry this caller's budget: no shared cache may serve it to another.
+          // Restricted here, before the first await: Apollo's cache control computes the
+          // Cache-Control header in its own willSendResponse, which runs as soon as ours awaits (and
+          // a policy restricted before execution would make it skip the schema's hints altogether).
+          if (decided?.expose === true && config.cacheableResponses === 'private') {
+            requestContext.overallCachePolicy.restrict({ scope: 'PRIVATE' });
+          }
           if (!decision) return;
           // Another plugin may have rejected the operation while ours was still deciding.
           const budget = await decision.catch(() => undefined);

@@ -5,7 +5,11 @@ import {
   execute,
   getArgumentValues,
   getDirectiveValues,
+  getNamedType,
   getVariableValues,
+  isInterfaceType,
+  isObjectType,
+  type GraphQLNamedType,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -157,6 +161,70 @@ export function dryRunFields(
   };
   visit(operation.selectionSet, new Set());
   return dryRun ? fields : undefined;
+}
+
+/**
+ * A `rateLimit(dryRun: true)` that execution would read below the root (under a field that returns
+ * the query type again, `me { rateLimit(dryRun: true) { … } }`), or undefined. A dry run answers
+ * with `rateLimit` alone at the root, so such an operation cannot be one; the plugin refuses it
+ * rather than run it in full and charge a caller who asked for a dry run.
+ */
+export function nestedDryRun(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): FieldNode | undefined {
+  const queryType = schema.getQueryType();
+  const definition = queryType?.getFields().rateLimit;
+  if (queryType === undefined || queryType === null || definition === undefined || !mentionsRateLimit(document)) {
+    return undefined;
+  }
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
+  if (coerced.errors !== undefined) return undefined;
+  const values = coerced.coerced;
+  const fragments = fragmentsOf(document);
+  const seen = new Set<string>();
+  const visit = (
+    type: GraphQLNamedType | undefined,
+    selectionSet: SelectionSetNode,
+    depth: number,
+  ): FieldNode | undefined => {
+    for (const selection of selectionSet.selections) {
+      if (
+        getDirectiveValues(GraphQLSkipDirective, selection, values)?.if === true ||
+        getDirectiveValues(GraphQLIncludeDirective, selection, values)?.if === false
+      ) {
+        continue;
+      }
+      let found: FieldNode | undefined;
+      if (selection.kind === Kind.FIELD) {
+        if (type === queryType && selection.name.value === 'rateLimit' && depth > 0) {
+          try {
+            if (getArgumentValues(definition, selection, values).dryRun === true) return selection;
+          } catch {
+            // Invalid arguments: execution reports them.
+          }
+        }
+        const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[selection.name.value] : undefined;
+        if (field !== undefined && selection.selectionSet !== undefined) {
+          found = visit(getNamedType(field.type), selection.selectionSet, depth + 1);
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const on = selection.typeCondition === undefined ? type : schema.getType(selection.typeCondition.name.value);
+        found = visit(on, selection.selectionSet, depth);
+      } else if (!seen.has(`${selection.name.value}@${depth}`)) {
+        seen.add(`${selection.name.value}@${depth}`);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment !== undefined)
+          found = visit(schema.getType(fragment.typeCondition.name.value), fragment.selectionSet, depth);
+      }
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const root = schema.getRootType(operation.operation) ?? undefined;
+  return visit(root, operation.selectionSet, 0);
 }
 
 /** Whether a `rateLimit` field appears anywhere in the document (most documents: no, at once). */

@@ -3,9 +3,10 @@
  * ARGV, `MemoryBucketStore` reads an injected clock. Each answers with a `BucketResult`.
  */
 import type { Redis } from 'ioredis';
+import type { RedisBucketClient } from '../../src/bucket/redis-client.js';
 import type { BucketOp } from '../../src/bucket/bucket-math.js';
 import { toBucketResult } from '../../src/bucket/bucket-math.js';
-import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../src/bucket/run-bucket-script.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
 
@@ -32,8 +33,8 @@ export function clockedMemory(): ClockedStore {
   };
 }
 
-/** The script on `client`, every key under `prefix`. */
-export function clockedRedis(client: Redis, prefix: string): ClockedStore {
+/** The script run through `client` (either client), every key under `prefix`. */
+export function clockedRedis(client: RedisBucketClient, prefix: string): ClockedStore {
   return {
     name: 'redis',
     keepRate: (rate) => Number(rate.toPrecision(7)),

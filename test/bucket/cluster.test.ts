@@ -1,14 +1,14 @@
 /**
- * RedisBucketStore over an ioredis Cluster: one key per bucket, any identity, deadlines work;
+ * RedisBucketStore over a Cluster, through ioredis and through node-redis: one key per bucket, any identity, deadlines work;
  * several buckets per charge: one atomic call per slot (a hash tag gives buckets one slot), slots
  * charged in the order given with give-back.
  */
 import clusterKeySlot from 'cluster-key-slot';
-import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketLimit } from '../../src/bucket/types.js';
+import { CLIENTS, connectCluster, type TestClient } from '../support/redis-clients.js';
 import { startRedisCluster, type ClusterNode, type RedisCluster } from '../support/redis-cluster.js';
 
 /** How many times `node` ran a script (EVAL or EVALSHA). */
@@ -19,21 +19,26 @@ async function scriptRuns(cluster: RedisCluster, node: ClusterNode): Promise<num
   return runs;
 }
 
-describe('RedisBucketStore on a Redis Cluster', () => {
-  let cluster: RedisCluster;
-  let client: Cluster;
+let cluster: RedisCluster;
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+});
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+describe.each(CLIENTS)('RedisBucketStore on a Redis Cluster, over %s', (name) => {
+  let tested: TestClient;
+  let client: TestClient['client'];
 
   beforeAll(async () => {
-    cluster = await startRedisCluster();
-    client = new Cluster([...cluster.startupNodes]);
+    tested = await connectCluster(name, cluster.startupNodes);
+    client = tested.client;
   });
-  afterAll(async () => {
-    client?.disconnect();
-    await cluster?.stop();
-  });
+  afterAll(() => tested?.close());
 
   it('keeps each bucket under its own key on the node owning its slot, for any identity', async () => {
-    const store = new RedisBucketStore(client, { prefix: 'c:' });
+    const store = new RedisBucketStore(client, { prefix: `${name}:c:` });
     const policy = { capacity: 5, refillPerSecond: 1 };
     const identities = [
       'alice',
@@ -49,18 +54,18 @@ describe('RedisBucketStore on a Redis Cluster', () => {
         remaining: 3,
       });
       expect(await store.consume(identity, 4, policy)).toMatchObject({ allowed: false, cost: 4 });
-      const key = bucketKey('c:', identity);
+      const key = bucketKey(`${name}:c:`, identity);
       expect(key).not.toMatch(/[{}]/);
       const owner = await cluster.masterFor(key);
       expect(await cluster.command(owner, 'EXISTS', key)).toBe(1);
     }
     const owners = new Set<number>();
-    for (const identity of identities) owners.add((await cluster.masterFor(bucketKey('c:', identity))).port);
+    for (const identity of identities) owners.add((await cluster.masterFor(bucketKey(`${name}:c:`, identity))).port);
     expect(owners.size).toBe(3);
   }, 30_000);
 
   it('charges buckets that share a hash tag in one atomic call on the master of the tag', async () => {
-    const prefix = 'tag:';
+    const prefix = `${name}:tag:`;
     const store = new RedisBucketStore(client, { prefix });
     const policy = { capacity: 10, refillPerSecond: 0 };
     const limits: BucketLimit[] = ['alice', 'alice-hour', 'org-1'].map((key) => ({ key, policy, hashTag: 'org-1' }));
@@ -80,7 +85,7 @@ describe('RedisBucketStore on a Redis Cluster', () => {
   }, 30_000);
 
   it('charges buckets of different slots in the order given, and a later denial gives the earlier takes back', async () => {
-    const prefix = 'order:';
+    const prefix = `${name}:order:`;
     const store = new RedisBucketStore(client, { prefix });
     // The caller's own buckets first (one tag, one slot), the shared one last, on another master.
     const own = { capacity: 100, refillPerSecond: 0 };
@@ -118,7 +123,8 @@ describe('RedisBucketStore on a Redis Cluster', () => {
   }, 30_000);
 
   it('sends every call straight to the master of its slot, also through an auto-pipelining client', async () => {
-    // ioredis' auto-pipelining routes a script call by its first argument: it must be the first key.
+    // ioredis' auto-pipelining routes a script call by its first argument: it must be the first key;
+    // node-redis routes it by the key the store names (the first).
     const moved = async () => {
       let count = 0;
       for (const node of await cluster.masters()) {
@@ -127,9 +133,9 @@ describe('RedisBucketStore on a Redis Cluster', () => {
       }
       return count;
     };
-    const pipelining = new Cluster([...cluster.startupNodes], { enableAutoPipelining: true });
+    const pipelining = await connectCluster(name, cluster.startupNodes, { autoPipelining: true });
     try {
-      const store = new RedisBucketStore(pipelining, { prefix: 'route:' });
+      const store = new RedisBucketStore(pipelining.client, { prefix: `${name}:route:` });
       const policy = { capacity: 10, refillPerSecond: 1 };
       await store.peek('warm', policy);
       const before = await moved();
@@ -148,7 +154,7 @@ describe('RedisBucketStore on a Redis Cluster', () => {
       );
       expect(await moved()).toBe(before);
     } finally {
-      pipelining.disconnect();
+      await pipelining.close();
     }
   }, 30_000);
 });

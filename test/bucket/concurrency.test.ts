@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
-import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../src/bucket/run-bucket-script.js';
+import { CLIENTS } from '../support/redis-clients.js';
 import type { WorkerGo, WorkerJob, WorkerReport } from './workers/consume-worker.js';
 
 const WORKER = fileURLToPath(new URL('./workers/consume-worker.ts', import.meta.url));
@@ -59,9 +60,9 @@ async function hammer(
 const sum = (reports: WorkerReport[], field: 'sent' | 'admitted' | 'admittedCost'): number =>
   reports.reduce((total, r) => total + r[field], 0);
 
-describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`, () => {
+describe.each(CLIENTS)(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key, over %s`, (name) => {
   let client: Redis;
-  const prefix = `conc${process.pid}:`;
+  const prefix = `conc${process.pid}-${name}:`;
   beforeAll(() => {
     client = new Redis({ port: inject('redisPort'), host: '127.0.0.1' });
   });
@@ -77,6 +78,7 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
       total: 400,
       inFlight: IN_FLIGHT,
       mode: 'store',
+      client: name,
     });
     expect(sum(reports, 'sent')).toBe(PROCESSES * 400);
     expect(sum(reports, 'admitted')).toBe(1000);
@@ -94,6 +96,7 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
       total: 400,
       inFlight: IN_FLIGHT,
       mode: 'store',
+      client: name,
     });
     const left = await runBucketScript(client, bucketKey(prefix, 'mixed'), { op: 'peek', amount: 0, ...policy });
     if (left.status === 'expired') throw new Error('unexpected');
@@ -106,7 +109,7 @@ describe(`${PROCESSES} processes × ${IN_FLIGHT} in-flight consumes on one key`,
     const runForUs = 1_000_000;
     const [seconds, micros] = await client.time();
     const { reports, untilUs } = await hammer(
-      { prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script' },
+      { prefix, key: 'refill', policy, costs: [1], total: 50_000, inFlight: IN_FLIGHT, mode: 'script', client: name },
       runForUs,
     );
     const admits = reports.flatMap((r) => r.admits ?? []).sort((a, b) => a[0] - b[0]);

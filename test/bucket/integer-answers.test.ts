@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BucketOp } from '../../src/bucket/bucket-math.js';
 import type { BucketPolicy } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { CLIENTS, connectClient, type TestClient } from '../support/redis-clients.js';
 import { clockAhead, clockedMemory, clockedRedis, type ClockedStore } from './clocked-stores.js';
 import { BucketModel } from './model.js';
 
@@ -67,21 +68,30 @@ async function expectExact(store: ClockedStore, key: string, policies: BucketPol
 describe('integer costs on integer policies', () => {
   let server: RedisServer;
   let client: Redis;
+  let nodeRedis: TestClient;
   let run = 0;
 
   beforeAll(async () => {
     server = await startRedisServer();
     client = new Redis({ port: server.port, host: '127.0.0.1' });
+    nodeRedis = await connectClient('node-redis', server.port);
   });
   afterAll(async () => {
     client.disconnect();
+    await nodeRedis.close();
     await server.stop();
   });
+  /** The client of `name` on this suite's server. */
+  const clientNamed = (name: string) => (name === 'ioredis' ? client : nodeRedis.client);
 
   it('capacity 10 at 7/s: ten consumes of 1 at one instant all pass, each leaving a whole token count', async () => {
     const startUs = await clockAhead(client);
     const policy = { capacity: 10, refillPerSecond: 7 };
-    for (const store of [clockedMemory(), clockedRedis(client, 'seven:')]) {
+    for (const store of [
+      clockedMemory(),
+      clockedRedis(client, 'seven:'),
+      clockedRedis(nodeRedis.client, 'seven-nr:'),
+    ]) {
       const left: number[] = [];
       for (let i = 0; i < 10; i++) {
         const result = await store.call('k', 'consume', 1, policy, startUs);
@@ -106,9 +116,9 @@ describe('integer costs on integer policies', () => {
     );
   });
 
-  it('the Redis script answers integers equal to the exact model', async () => {
+  it.each(CLIENTS)('the Redis script answers integers equal to the exact model, over %s', async (name) => {
     const startUs = await clockAhead(client);
-    const store = clockedRedis(client, 'integers:');
+    const store = clockedRedis(clientNamed(name), `integers-${name}:`);
     await fc.assert(
       fc.asyncProperty(fc.array(policyArb, { minLength: 2, maxLength: 2 }), stepsArb, async (policies, steps) => {
         await expectExact(store, `run-${run++}`, policies, steps, startUs);

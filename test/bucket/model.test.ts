@@ -7,9 +7,10 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketStep, roundTicks, toBucketResult } from '../../src/bucket/bucket-math.js';
-import { runBucketScript } from '../../src/bucket/bucket-script.js';
+import { runBucketScript } from '../../src/bucket/run-bucket-script.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
+import { CLIENTS, connectClient, type TestClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { BucketModel, resultMismatch } from './model.js';
 
@@ -106,21 +107,25 @@ describe('stores against the reference model', () => {
     );
   });
 
-  describe('Redis script on a test clock', () => {
+  describe.each(CLIENTS)('Redis script on a test clock, over %s', (name) => {
     let server: RedisServer;
+    /** Reads what the script wrote. */
     let client: Redis;
+    let tested: TestClient;
     let baseUs: number;
     let run = 0;
 
     beforeAll(async () => {
       server = await startRedisServer();
       client = new Redis({ port: server.port, host: '127.0.0.1' });
+      tested = await connectClient(name, server.port);
       const [seconds, micros] = await client.time();
       // Simulated time starts 100 days ahead, so keys (which expire in real time) outlive the test.
       baseUs = (Number(seconds) + 100 * 86_400) * 1_000_000 + Number(micros);
     });
     afterAll(async () => {
       client.disconnect();
+      await tested.close();
       await server.stop();
     });
 
@@ -137,7 +142,7 @@ describe('stores against the reference model', () => {
               (t) => BigInt(baseUs + t),
               async (op, policy, t) => {
                 const amount = op.kind === 'peek' ? 0 : op.quarters / 4;
-                const reply = await runBucketScript(client, `${prefix}${op.bucket}`, {
+                const reply = await runBucketScript(tested.client, `${prefix}${op.bucket}`, {
                   op: op.kind,
                   amount,
                   capacity: policy.capacity,
@@ -174,7 +179,7 @@ describe('stores against the reference model', () => {
             for (const [policy, kind, quarters, stepMs] of steps) {
               t += stepMs;
               const amount = kind === 'peek' ? 0 : quarters / 4;
-              const reply = await runBucketScript(client, key, {
+              const reply = await runBucketScript(tested.client, key, {
                 op: kind,
                 amount,
                 ...policy,
@@ -223,7 +228,7 @@ describe('stores against the reference model', () => {
             for (const [kind, thirds, stepMs] of steps) {
               t += stepMs;
               const amount = kind === 'peek' ? 0 : thirds / 3;
-              const reply = await runBucketScript(client, key, {
+              const reply = await runBucketScript(tested.client, key, {
                 op: kind,
                 amount,
                 ...policy,
@@ -264,7 +269,7 @@ describe('stores against the reference model', () => {
         [1000.5, 2, { capacity: 10, refillPerSecond: 3 }], // 4002 + 2666666.67… → 2670669
       ];
       for (const [nowUs, amount, p] of cases) {
-        const reply = await runBucketScript(client, `round-${run++}`, { op: 'consume', amount, ...p, nowUs });
+        const reply = await runBucketScript(tested.client, `round-${run++}`, { op: 'consume', amount, ...p, nowUs });
         expect(reply).toEqual(bucketStep(undefined, 'consume', amount, p, nowUs).reply);
       }
       expect(bucketStep(undefined, 'consume', 0.25, policy, 1000).state).toBeUndefined();
@@ -285,12 +290,12 @@ describe('stores against the reference model', () => {
     it('holds no key for a full bucket and expires each key when it is full again', async () => {
       const key = 'ttl-shape';
       const nowUs = baseUs + 7_000_000;
-      await runBucketScript(client, key, { op: 'consume', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
+      await runBucketScript(tested.client, key, { op: 'consume', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
       // The state is the instant the bucket is full again, in whole quarter-µs ticks (hex), and the rate.
       expect(await client.get(key)).toBe(`${((nowUs + 1_500_000) * 4).toString(16)}:2`);
       const expireAtMs = await client.pexpiretime(key);
       expect(expireAtMs).toBe(Math.ceil((nowUs + 1_500_000) / 1000));
-      await runBucketScript(client, key, { op: 'refund', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
+      await runBucketScript(tested.client, key, { op: 'refund', amount: 3, capacity: 10, refillPerSecond: 2, nowUs });
       expect(await client.exists(key)).toBe(0);
     });
   });

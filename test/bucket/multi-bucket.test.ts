@@ -10,6 +10,7 @@ import { BucketStoreTimeoutError } from '../../src/bucket/errors.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketLimit, BucketStore } from '../../src/bucket/types.js';
+import { CLIENTS, connectClient, type TestClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 const MINUTE = { capacity: 20, refillPerSecond: 0 };
@@ -17,12 +18,20 @@ const HOUR = { capacity: 50, refillPerSecond: 0 };
 const APP = { capacity: 30, refillPerSecond: 10 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** ioredis: the store's client in the ioredis runs, and what every test reads Redis through. */
 let client: Redis;
+let nodeRedis: TestClient;
 let run = 0;
-beforeAll(() => {
+beforeAll(async () => {
   client = new Redis({ port: inject('redisPort'), host: '127.0.0.1' });
+  nodeRedis = await connectClient('node-redis', inject('redisPort'));
 });
-afterAll(() => client.disconnect());
+afterAll(async () => {
+  client.disconnect();
+  await nodeRedis.close();
+});
+/** The client of `name` on the shared node. */
+const clientNamed = (name: string) => (name === 'ioredis' ? client : nodeRedis.client);
 
 /** How many times Redis ran a script (EVAL or EVALSHA). */
 async function scriptRuns(redis: Redis): Promise<number> {
@@ -34,7 +43,11 @@ async function scriptRuns(redis: Redis): Promise<number> {
 
 describe.each([
   ['MemoryBucketStore', () => new MemoryBucketStore()],
-  ['RedisBucketStore', () => new RedisBucketStore(client, { prefix: `multi${run++}:${process.pid}:` })],
+  ['RedisBucketStore over ioredis', () => new RedisBucketStore(client, { prefix: `multi${run++}:${process.pid}:` })],
+  [
+    'RedisBucketStore over node-redis',
+    () => new RedisBucketStore(nodeRedis.client, { prefix: `multi${run++}:${process.pid}:` }),
+  ],
 ])(
   '%s',
   (_name, makeStore: () => BucketStore & Required<Pick<BucketStore, 'consumeAll' | 'refundAll' | 'peekAll'>>) => {
@@ -176,10 +189,10 @@ describe.each([
   },
 );
 
-describe('RedisBucketStore with several buckets', () => {
+describe.each(CLIENTS)('RedisBucketStore with several buckets, over %s', (name) => {
   it('charges them in one script call, and a denial leaves every key as it was', async () => {
-    const prefix = `one-call${process.pid}:`;
-    const store = new RedisBucketStore(client, { prefix });
+    const prefix = `one-call${process.pid}-${name}:`;
+    const store = new RedisBucketStore(clientNamed(name), { prefix });
     const limits: BucketLimit[] = [
       { key: 'hal', policy: { capacity: 10, refillPerSecond: 1 } },
       { key: 'app', policy: { capacity: 12, refillPerSecond: 0 } },
@@ -197,8 +210,8 @@ describe('RedisBucketStore with several buckets', () => {
   });
 
   it('keeps an untagged limit under the key consume uses, and a tagged one under a key its tag places', async () => {
-    const prefix = `tagged${process.pid}:`;
-    const store = new RedisBucketStore(client, { prefix });
+    const prefix = `tagged${process.pid}-${name}:`;
+    const store = new RedisBucketStore(clientNamed(name), { prefix });
     const policy = { capacity: 10, refillPerSecond: 0 };
     await store.consume('ivy', 4, policy);
     const result = await store.consumeAll([{ key: 'ivy', policy }], 1);
@@ -214,9 +227,9 @@ describe('RedisBucketStore with several buckets', () => {
   });
 });
 
-describe('RedisBucketStore deadlines with several buckets', () => {
+describe.each(CLIENTS)('RedisBucketStore deadlines with several buckets, over %s', (name) => {
   let server: RedisServer;
-  let own: Redis;
+  let own: TestClient;
   let observer: Redis;
   const limits: BucketLimit[] = [
     { key: 'kim', policy: { capacity: 10, refillPerSecond: 0 } },
@@ -225,18 +238,18 @@ describe('RedisBucketStore deadlines with several buckets', () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    own = new Redis({ port: server.port, host: '127.0.0.1' });
+    own = await connectClient(name, server.port);
     observer = new Redis({ port: server.port, host: '127.0.0.1' });
   });
   afterAll(async () => {
     server.resume();
-    own.disconnect();
+    await own.close();
     observer.disconnect();
     await server.stop();
   });
 
   it('a charge that reaches Redis after its deadline changes no bucket', async () => {
-    const store = new RedisBucketStore(own, { prefix: 'late:' });
+    const store = new RedisBucketStore(own.client, { prefix: 'late:' });
     await store.consumeAll(limits, 1, { timeoutMs: 1000 });
     const keys = [bucketKey('late:', 'kim'), bucketKey('late:', 'shared')];
     const before = await observer.mget(...keys);
@@ -246,16 +259,18 @@ describe('RedisBucketStore deadlines with several buckets', () => {
     await sleep(200);
     server.resume();
     expect(error).toBeInstanceOf(BucketStoreTimeoutError);
-    expect(await own.ping()).toBe('PONG'); // the held script ran before this
+    expect(await own.command('PING')).toBe('PONG'); // the held script ran before this
     expect(await scriptRuns(observer)).toBe(runsBefore + 1);
     expect(await observer.mget(...keys)).toEqual(before);
   });
 
   it('gives every bucket back when the charge ran in time but its answer came after the timeout', async () => {
-    const store = new RedisBucketStore(own, { prefix: 'slow:' });
+    const store = new RedisBucketStore(own.client, { prefix: 'slow:' });
     await store.peekAll(limits, { timeoutMs: 1000 });
     const pending = store.consumeAll(limits, 6, { timeoutMs: 30 }).catch((e: unknown) => e);
-    // Redis answers at once, but this process is busy past the timeout, so the timer fires first.
+    // Redis answers at once, but this process is busy past the timeout, so the timer fires first
+    // (once the command is written: node-redis writes in a setImmediate queued a few hops later).
+    for (let hop = 0; hop < 100; hop++) await new Promise<void>((resolve) => process.nextTick(resolve));
     await new Promise<void>((resolve) =>
       setImmediate(() => {
         const until = performance.now() + 80;

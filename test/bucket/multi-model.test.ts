@@ -10,10 +10,12 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { toBucketResult } from '../../src/bucket/bucket-math.js';
-import { runBucketOps, type BucketScriptOp } from '../../src/bucket/bucket-script.js';
+import type { BucketScriptOp } from '../../src/bucket/bucket-script.js';
+import { runBucketOps } from '../../src/bucket/run-bucket-script.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { allowedResult, deniedResult } from '../../src/bucket/multi-charge.js';
 import type { BucketPolicy, BucketResult, MultiBucketResult } from '../../src/bucket/types.js';
+import { CLIENTS, connectClient, type TestClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { BucketModel, consumeAllModel, resultMismatch, type ModelAnswer } from './model.js';
 
@@ -117,21 +119,24 @@ describe('charges of several buckets against the reference model', () => {
     );
   });
 
-  describe('Redis script on a test clock', () => {
+  describe.each(CLIENTS)('Redis script on a test clock, over %s', (name) => {
     let server: RedisServer;
     let client: Redis;
+    let tested: TestClient;
     let baseUs: number;
     let run = 0;
 
     beforeAll(async () => {
       server = await startRedisServer();
       client = new Redis({ port: server.port, host: '127.0.0.1' });
+      tested = await connectClient(name, server.port);
       const [seconds, micros] = await client.time();
       // Simulated time starts 100 days ahead, so keys (which expire in real time) outlive the test.
       baseUs = (Number(seconds) + 100 * 86_400) * 1_000_000 + Number(micros);
     });
     afterAll(async () => {
       client.disconnect();
+      await tested.close();
       await server.stop();
     });
 
@@ -152,7 +157,7 @@ describe('charges of several buckets against the reference model', () => {
               keys: op.buckets.map((b) => `${prefix}${BUCKETS[b]}`),
               policies: chosen,
             };
-            const [reply] = (await runBucketOps(client, [scriptOp], nowUs)).replies;
+            const [reply] = (await runBucketOps(tested.client, [scriptOp], nowUs)).replies;
             if (!Array.isArray(reply)) throw new Error(`unexpected reply ${String(reply)}`);
             const cost = op.kind === 'peekAll' ? 0 : amount;
             return asMulti(reply.map((r, i) => toBucketResult(r, cost, (chosen[i] as BucketPolicy).capacity)));

@@ -9,20 +9,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_SCRIPT, bucketScriptArgs } from '../../src/bucket/bucket-script.js';
 import type { BucketPolicy } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { connectClient, type TestClient } from '../support/redis-clients.js';
 import { clockAhead, clockedMemory, clockedRedis, type ClockedStore } from './clocked-stores.js';
 
 let server: RedisServer;
 let client: Redis;
+let nodeRedis: TestClient;
 let startUs: number;
 let run = 0;
 
 beforeAll(async () => {
   server = await startRedisServer();
   client = new Redis({ port: server.port, host: '127.0.0.1' });
+  nodeRedis = await connectClient('node-redis', server.port);
   startUs = await clockAhead(client);
 });
 afterAll(async () => {
   client.disconnect();
+  await nodeRedis.close();
   await server.stop();
 });
 
@@ -34,7 +38,8 @@ const FROZEN = { capacity: 1000, refillPerSecond: 0 };
 
 describe.each([
   ['MemoryBucketStore', () => clockedMemory()],
-  ['Redis script', () => clockedRedis(client, `change${run++}:`)],
+  ['Redis script over ioredis', () => clockedRedis(client, `change${run++}:`)],
+  ['Redis script over node-redis', () => clockedRedis(nodeRedis.client, `change${run++}:`)],
 ])('%s', (_name, makeStore: () => ClockedStore) => {
   let store: ClockedStore;
   /** One call `ms` after the test's start. */

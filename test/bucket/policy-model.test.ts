@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { BucketOp } from '../../src/bucket/bucket-math.js';
 import type { BucketPolicy } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { CLIENTS, connectClient } from '../support/redis-clients.js';
 import { clockAhead, clockedMemory, clockedRedis, type ClockedStore } from './clocked-stores.js';
 import { answerMismatch, BucketModel, Fraction } from './model.js';
 
@@ -128,14 +129,19 @@ describe('stores against the model under random policy changes', () => {
     );
   });
 
-  it('the Redis script follows the rule (rates kept to 7 significant digits)', async () => {
+  it.each(CLIENTS)('the Redis script follows the rule (rates kept to 7 significant digits), over %s', async (name) => {
     const startUs = await clockAhead(client);
-    const store = clockedRedis(client, 'policy-model:');
-    await fc.assert(
-      fc.asyncProperty(fc.array(policyArb, { minLength: 3, maxLength: 3 }), stepsArb, async (policies, steps) => {
-        await compare(store, `run-${run++}`, policies, steps, startUs);
-      }),
-      { numRuns: 250 },
-    );
+    const tested = await connectClient(name, server.port);
+    try {
+      const store = clockedRedis(tested.client, `policy-model-${name}:`);
+      await fc.assert(
+        fc.asyncProperty(fc.array(policyArb, { minLength: 3, maxLength: 3 }), stepsArb, async (policies, steps) => {
+          await compare(store, `run-${run++}`, policies, steps, startUs);
+        }),
+        { numRuns: 250 },
+      );
+    } finally {
+      await tested.close();
+    }
   });
 });

@@ -1,9 +1,10 @@
 /** Keys live exactly as long as their bucket is not full (real time, short refill times). */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { bucketKey } from '../../src/bucket/bucket-key.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketResult } from '../../src/bucket/types.js';
+import { CLIENTS, connectClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,11 +24,14 @@ describe('bucket key TTL', () => {
     await server.stop();
   });
 
-  it('sets PTTL to the time until full and the key is gone after it', async () => {
+  it.each(CLIENTS)('sets PTTL to the time until full and the key is gone after it, over %s', async (name) => {
+    const tested = await connectClient(name, server.port);
+    onTestFinished(() => tested.close());
+    const store = new RedisBucketStore(tested.client, { prefix: `t-${name}:` });
     const policy = { capacity: 10, refillPerSecond: 10 };
     const result = await store.consume('ttl', 2, policy);
     expect(result.resetAfterMs).toBe(200);
-    const key = bucketKey('t:', 'ttl');
+    const key = bucketKey(`t-${name}:`, 'ttl');
     const pttl = await client.pttl(key);
     expect(pttl).toBeGreaterThan(100);
     expect(pttl).toBeLessThanOrEqual(201);

@@ -9,6 +9,9 @@
  *               installed, the README's memory-store variant of `server.ts`; the same declarations
  *               also compile under `moduleResolution: bundler` and from a CommonJS file
  * - ts-redis    TypeScript with ioredis, `server.ts` as shown
+ * - ts-node-redis  TypeScript (`skipLibCheck: false`) with node-redis in place of ioredis, which is
+ *               not installed: the README's node-redis variant of `server.ts`. It installs redis 5,
+ *               the oldest major the peer range takes (the repository's suites run the newest).
  * - cli         the `graphql-budget` command, in a project with only graphql-budget and graphql
  *               installed (peers omitted): `npx graphql-budget --help`, and the README's operation
  *               priced 18 against the README's schema, as the servers above charge it
@@ -40,7 +43,10 @@ const BIN = 'dist/esm/cli/main.js';
 interface Project {
   name: string;
   type: 'module' | 'commonjs';
+  /** Whether the server needs Redis, and through which client (ioredis unless said). */
   redis: boolean;
+  /** The package installed in place of the README's `ioredis`. */
+  client?: string;
   typescript: boolean;
   files: Record<string, string>;
   /** What `node` runs, after `tsc` for TypeScript. */
@@ -261,6 +267,26 @@ function projects(): Project[] {
       files: { 'tsconfig.json': tsconfigJson, 'server.ts': serverTs },
       entry: 'dist/server.js',
     },
+    {
+      name: 'ts-node-redis',
+      type: 'module',
+      redis: true,
+      client: 'redis@5',
+      typescript: true,
+      files: {
+        'tsconfig.json': tsconfigJson,
+        'server.ts': withVariant(serverTs, installBlock(blocks, 'server.ts, node-redis').text),
+      },
+      entry: 'dist/server.js',
+      extra: async (dir) => {
+        if (existsSync(join(dir, 'node_modules/ioredis')))
+          throw new Error('ioredis is installed in the node-redis project');
+        const { version } = JSON.parse(readFileSync(join(dir, 'node_modules/redis/package.json'), 'utf8')) as {
+          version: string;
+        };
+        return `redis ${version}, no ioredis`;
+      },
+    },
   ];
 }
 
@@ -275,6 +301,8 @@ async function check(project: Project, index: number, tarball: string): Promise<
   if (!packages.includes('graphql-budget')) throw new Error('the README install line does not name graphql-budget');
   packages = packages.map((name) => (name === 'graphql-budget' ? tarball : name));
   if (!project.redis) packages = packages.filter((name) => name !== 'ioredis');
+  else if (project.client !== undefined)
+    packages = packages.map((name) => (name === 'ioredis' ? project.client! : name));
   if (project.typescript) packages.push(...npmInstallPackages(installBlock(blocks, 'npm, TypeScript').text));
   const started = performance.now();
   await mustRun('npm install', 'npm', ['install', '--no-audit', '--no-fund', ...packages], dir, 300_000);
@@ -368,17 +396,17 @@ try {
   console.log(`consumer check: ${summary}`);
   for (const [index, project] of projects().entries()) {
     try {
-      console.log(`consumer check: ${project.name.padEnd(9)} ok    ${await check(project, index, tarball)}`);
+      console.log(`consumer check: ${project.name.padEnd(13)} ok    ${await check(project, index, tarball)}`);
     } catch (error) {
       failed++;
-      console.log(`consumer check: ${project.name.padEnd(9)} FAIL  ${(error as Error).message}`);
+      console.log(`consumer check: ${project.name.padEnd(13)} FAIL  ${(error as Error).message}`);
     }
   }
   try {
-    console.log(`consumer check: ${'cli'.padEnd(9)} ok    ${await checkCli(tarball)}`);
+    console.log(`consumer check: ${'cli'.padEnd(13)} ok    ${await checkCli(tarball)}`);
   } catch (error) {
     failed++;
-    console.log(`consumer check: ${'cli'.padEnd(9)} FAIL  ${(error as Error).message}`);
+    console.log(`consumer check: ${'cli'.padEnd(13)} FAIL  ${(error as Error).message}`);
   }
 } catch (error) {
   failed++;

@@ -18,6 +18,7 @@ describe('reading the install blocks', () => {
         'server.js',
         'server.js, CommonJS imports',
         'server.ts',
+        'server.ts, node-redis',
         'server.ts, without Redis',
         'tsconfig.json',
       ].sort(),
@@ -65,8 +66,25 @@ describe('composing a variant', () => {
     ]);
   });
 
-  it('refuses a const the file does not have, and a statement it cannot place', () => {
-    expect(() => withVariant(base, 'const other = 1;\n')).toThrow(/no one-line `const other/);
+  it('puts a const the file does not have before the next const it replaces', () => {
+    const variant = '// A client.\nconst client = new C();\n// Another store.\nconst store = new A(client);\n';
+    expect(withVariant(base, variant).split('\n').slice(2)).toEqual([
+      '',
+      '// A client.',
+      'const client = new C();',
+      '// Another store.',
+      'const store = new A(client);',
+      'use(store);',
+    ]);
+  });
+
+  it('refuses a new const that nothing follows, and a statement it cannot place', () => {
+    expect(() => withVariant(base, 'const other = 1;\n')).toThrow(
+      /"const other = 1;" is new and no const of the file follows it/,
+    );
+    expect(() => withVariant("import { a } from 'a';\nlet store = 1;\n", 'const store = 2;\n')).toThrow(
+      /is new and no const/,
+    );
     expect(() => withVariant(base, 'use(store);\n')).toThrow(/neither an import nor a one-line const/);
   });
 
@@ -84,5 +102,15 @@ describe('composing a variant', () => {
     );
     expect(memory).not.toMatch(/ioredis|Redis\(/);
     expect(memory).toMatch(/^const store = new MemoryBucketStore\(\);$/m);
+    const nodeRedis = withVariant(
+      installBlock(blocks, 'server.ts').text,
+      installBlock(blocks, 'server.ts, node-redis').text,
+    );
+    expect(nodeRedis).not.toMatch(/ioredis/);
+    expect(nodeRedis).toMatch(/^import \{ createClient \} from 'redis';$/m);
+    expect(nodeRedis).toMatch(/^const redis = await createClient\(.*\.connect\(\);$/m);
+    expect(nodeRedis.indexOf('const redis =')).toBeLessThan(
+      nodeRedis.indexOf('const store = new RedisBucketStore(redis);'),
+    );
   });
 });

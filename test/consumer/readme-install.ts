@@ -8,7 +8,8 @@
  * A variant block (`server.js, CommonJS imports`, `server.ts, without Redis`) holds only what
  * changes: its imports (or `require` lines) replace the file's imports, and each of its other
  * statements, a one-line `const name = …;` with the comment lines above it, replaces the file's
- * statement of that name with the comment lines above that. `withVariant` applies one.
+ * statement of that name with the comment lines above that; a const the file does not have goes
+ * in just before the next one that replaces a statement of the file. `withVariant` applies one.
  */
 
 export interface InstallBlock {
@@ -70,6 +71,8 @@ export function withVariant(base: string, variant: string): string {
   if (imports.length > 0) lines = [...lines.slice(0, firstImport), ...imports, ...lines.slice(lastImport + 1)];
 
   let comments: string[] = [];
+  /** New consts (with their comments), waiting for the statement they go before. */
+  let added: string[] = [];
   for (const line of variantLines) {
     if (IMPORT.test(line) || line.trim() === '') {
       comments = [];
@@ -79,14 +82,23 @@ export function withVariant(base: string, variant: string): string {
       const name = CONST.exec(line)?.[1];
       if (name === undefined) throw new Error(`withVariant: "${line}" is neither an import nor a one-line const.`);
       const at = lines.findIndex((candidate) => candidate.startsWith(`const ${name} =`));
-      if (at === -1 || !CONST.test(lines[at] as string)) {
+      if (at === -1) {
+        added = [...added, ...comments, line];
+        comments = [];
+        continue;
+      }
+      if (!CONST.test(lines[at] as string)) {
         throw new Error(`withVariant: the file has no one-line \`const ${name} = …;\` to replace.`);
       }
       let from = at;
       while (from > 0 && (lines[from - 1] as string).startsWith('//')) from--;
-      lines = [...lines.slice(0, from), ...comments, line, ...lines.slice(at + 1)];
+      lines = [...lines.slice(0, from), ...added, ...comments, line, ...lines.slice(at + 1)];
       comments = [];
+      added = [];
     }
+  }
+  if (added.length > 0) {
+    throw new Error(`withVariant: "${added[added.length - 1]}" is new and no const of the file follows it.`);
   }
   return lines.join('\n');
 }

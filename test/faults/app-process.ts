@@ -8,6 +8,8 @@ const healthProbe = fileURLToPath(new URL('./health-probe.ts', import.meta.url))
 export interface AppEnv {
   REDIS_URL?: string;
   REDIS_CLUSTER_NODES?: string;
+  /** The client of the store. @default 'ioredis' (the app server's) */
+  REDIS_CLIENT?: 'ioredis' | 'node-redis';
   CAPACITY: number;
   REFILL_PER_SECOND: number;
   ON_STORE_ERROR?: 'allow' | 'deny' | 'local';
@@ -40,6 +42,7 @@ export interface AppProcess {
 const APP_VARIABLES = [
   'REDIS_URL',
   'REDIS_CLUSTER_NODES',
+  'REDIS_CLIENT',
   'KEY_PREFIX',
   'CAPACITY',
   'REFILL_PER_SECOND',

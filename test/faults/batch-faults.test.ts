@@ -2,35 +2,26 @@
  * Batched store calls under faults, on a redis-server this file owns: a batch held back past its
  * members' deadlines is unavailable for every one of them and charges none late; a batch whose
  * connection is lost charges nobody twice; SCRIPT FLUSH between batches under load is survived with
- * every token accounted for. The client is set up as docs/operations.md recommends for a limiter
- * (no offline queue, no retries, no resending of unanswered commands after a reconnect).
+ * every token accounted for. Over ioredis and over node-redis, each set up as docs/operations.md
+ * recommends for a limiter (no offline queue, no retries, no resending of unanswered commands after
+ * a reconnect).
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BucketStoreError, BucketStoreTimeoutError, RedisBucketStore } from '../../src/index.js';
+import { CLIENTS, connectClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { scriptCalls } from './redis-admin.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FROZEN = { capacity: 1000, refillPerSecond: 0 };
 const MEMBERS = 24;
 
-describe('batched store calls under faults', () => {
+describe.each(CLIENTS)('batched store calls under faults, over %s', (name) => {
   let server: RedisServer;
   let observer: Redis;
-  const limiterClient = async () => {
-    const client = new Redis({
-      port: server.port,
-      host: '127.0.0.1',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      retryStrategy: (attempt) => Math.min(attempt * 20, 100),
-    });
-    client.on('error', () => undefined);
-    await new Promise((resolve) => client.once('ready', resolve));
-    return client;
-  };
+  const limiterClient = (port = server.port) => connectClient(name, port, { limiter: true });
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -49,7 +40,7 @@ describe('batched store calls under faults', () => {
   it('a batch that reaches Redis after its deadline is unavailable for every member and charges none late', async () => {
     const client = await limiterClient();
     try {
-      const store = new RedisBucketStore(client, { prefix: 'late:' });
+      const store = new RedisBucketStore(client.client, { prefix: 'late:' });
       await store.peek('warm', FROZEN, { timeoutMs: 1000 });
       const keys = Array.from({ length: MEMBERS }, (_, i) => `caller-${i % 8}`);
       const callsBefore = await scriptCalls(server.port);
@@ -71,18 +62,19 @@ describe('batched store calls under faults', () => {
       server.resume();
       expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof BucketStoreTimeoutError)).toBe(true);
       expect(waited).toBeLessThan(60 + 200);
-      expect(await client.ping()).toBe('PONG'); // the held batch ran before this
+      expect(await client.command('PING')).toBe('PONG'); // the held batch ran before this
       expect(await scriptCalls(server.port)).toBe(callsBefore + 1);
       expect(await taken(store, ['app', ...new Set(keys)])).toEqual(Array(9).fill(0));
     } finally {
-      client.disconnect();
+      await client.close();
     }
   });
 
   it('a batch lost with its connection charges nobody twice', async () => {
-    const client = await limiterClient();
+    const proxy = await startTcpProxy(server.port);
+    const client = await limiterClient(proxy.port);
     try {
-      const store = new RedisBucketStore(client, { prefix: 'lost:' });
+      const store = new RedisBucketStore(client.client, { prefix: 'lost:' });
       await store.peek('warm', FROZEN);
       const keys = Array.from({ length: MEMBERS }, (_, i) => `caller-${i}`);
       const callsBefore = await scriptCalls(server.port);
@@ -91,7 +83,7 @@ describe('batched store calls under faults', () => {
       server.pause();
       const pending = Promise.allSettled(keys.map((key) => store.consume(key, 1, FROZEN)));
       await sleep(50);
-      (client as unknown as { stream: { destroy(): void } }).stream.destroy();
+      proxy.dropConnections();
       const outcomes = await pending;
       server.resume();
       expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof BucketStoreError)).toBe(true);
@@ -103,17 +95,18 @@ describe('batched store calls under faults', () => {
       const charged = await taken(store, keys);
       expect(charged.every((tokens) => tokens === ran)).toBe(true);
       console.log(
-        `batch lost with its connection: Redis ran it ${ran} time(s); each of its ${MEMBERS} members charged ${ran} token(s), none twice`,
+        `batch lost with its connection (${name}): Redis ran it ${ran} time(s); each of its ${MEMBERS} members charged ${ran} token(s), none twice`,
       );
     } finally {
-      client.disconnect();
+      await client.close();
+      await proxy.close();
     }
   });
 
   it('survives SCRIPT FLUSH between batches under load, every token accounted for', async () => {
-    const client = new Redis({ port: server.port, host: '127.0.0.1' });
+    const client = await connectClient(name, server.port);
     try {
-      const store = new RedisBucketStore(client, { prefix: 'flush:' });
+      const store = new RedisBucketStore(client.client, { prefix: 'flush:' });
       const policy = { capacity: 5000, refillPerSecond: 0 };
       let admitted = 0;
       let errors = 0;
@@ -139,7 +132,7 @@ describe('batched store calls under faults', () => {
       expect(left.reduce((sum, r) => sum + (policy.capacity - r.remaining), 0)).toBe(admitted);
       expect(admitted).toBeGreaterThan(100);
     } finally {
-      client.disconnect();
+      await client.close();
     }
   });
 });

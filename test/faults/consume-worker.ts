@@ -12,14 +12,17 @@
  *
  * Usage: tsx test/faults/consume-worker.ts '<json WorkerConfig>'
  */
-import { Cluster, Redis } from 'ioredis';
 import { RedisBucketStore } from '../../src/index.js';
 import type { BucketLimit } from '../../src/bucket/types.js';
+import { connectClient, connectCluster } from '../support/redis-clients.js';
 import { callerLimits, type WorkerConfig, type WorkerTally } from './worker-pool.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
-const client = config.clusterNodes ? new Cluster(config.clusterNodes) : new Redis(config.url ?? '');
-const store = new RedisBucketStore(client, { ...config.store, prefix: config.prefix });
+const clientName = config.client ?? 'ioredis';
+const connection = config.clusterNodes
+  ? await connectCluster(clientName, config.clusterNodes)
+  : await connectClient(clientName, Number(new URL(config.url ?? '').port));
+const store = new RedisBucketStore(connection.client, { ...config.store, prefix: config.prefix });
 const callers = Array.from({ length: config.multi?.callers ?? 0 }, (_, i) => `${config.key}-${process.pid}-${i}`);
 const limitsOf = new Map(callers.map((caller) => [caller, callerLimits(config, caller)]));
 
@@ -64,4 +67,4 @@ async function lane(): Promise<void> {
 
 await Promise.all(Array.from({ length: config.inFlight }, lane));
 process.stdout.write(`${JSON.stringify(tally)}\n`);
-client.disconnect();
+await connection.close();

@@ -2,6 +2,13 @@
  * Fault injection against a single Redis shared by two app-server processes, under a bounded
  * closed-loop load of concurrent HTTP requests: Redis is killed and restarted, paused with SIGSTOP,
  * has its script cache flushed and its client connections killed. See docs/operations.md, "When Redis fails".
+ *
+ * The scenarios where the Redis client matters (how it reconnects, whether it queues or resends
+ * commands, how it recovers from NOSCRIPT: the kill and the SCRIPT FLUSH / CLIENT KILL ones) run
+ * over ioredis and over node-redis, each set up as docs/operations.md recommends. The others run
+ * over ioredis: the store error policies ('deny', 'local') do not depend on the client, and a
+ * paused Redis holds either client's commands alike (the store-level pause tests,
+ * batch-faults.test.ts and test/bucket/deadline.test.ts, run over both).
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -24,6 +31,7 @@ import {
 import { send, sleep, startLoad, type Sample } from './http-load.js';
 import { scriptCalls, tokensTaken } from './redis-admin.js';
 import type { AppEnv } from './app-process.js';
+import { CLIENTS, type ClientName } from '../support/redis-clients.js';
 
 const USERS = Array.from({ length: 8 }, (_, i) => `user-${i}`);
 const PREFIX = 'gb:';
@@ -34,11 +42,13 @@ async function setUp(
   onStoreError: AppEnv['ON_STORE_ERROR'],
   capacity = CAPACITY,
   refillPerSecond = 0,
+  client: ClientName = 'ioredis',
 ): Promise<{ redis: RedisServer; fleet: Fleet }> {
   const redis = await startRedisServer();
   onTestFinished(() => redis.stop());
   const fleet = await startFleet({
     REDIS_URL: redis.url,
+    REDIS_CLIENT: client,
     CAPACITY: capacity,
     REFILL_PER_SECOND: refillPerSecond,
     ON_STORE_ERROR: onStoreError,
@@ -121,9 +131,9 @@ async function killAndRestartUnderLoad(
   return { all: await load.stop(), killAt, restartAt, backAt };
 }
 
-describe('Redis is killed mid-load, then restarted', () => {
+describe.each(CLIENTS)('Redis is killed mid-load, then restarted, over %s', (client) => {
   it("onStoreError 'allow': no request fails or waits past the deadline; nothing is charged late; limiting resumes", async () => {
-    const { redis, fleet } = await setUp('allow');
+    const { redis, fleet } = await setUp('allow', CAPACITY, 0, client);
     const { all, killAt, restartAt, backAt } = await killAndRestartUnderLoad(redis, fleet);
     const samples = real(all);
 
@@ -146,7 +156,7 @@ describe('Redis is killed mid-load, then restarted', () => {
     // The breaker opened (and said so once per process) instead of calling the dead store per request.
     for (const app of fleet.apps) expect(app.logs.join('\n')).toMatch(/not calling it for [\d.]+ ms/);
     const health = await expectHealthy(fleet);
-    report('kill/restart allow', samples, {
+    report(`kill/restart allow (${client})`, samples, {
       outageRequests: outage.length,
       breakerOpenings: breakerOpenings(fleet),
       ...resumed,
@@ -154,7 +164,9 @@ describe('Redis is killed mid-load, then restarted', () => {
       ...health,
     });
   }, 60_000);
+});
 
+describe('Redis is killed mid-load, then restarted: the store error policies', () => {
   it("onStoreError 'deny': requests get a quick 503 while Redis is down, 200 again once it is back", async () => {
     const { redis, fleet } = await setUp('deny');
     const { all, killAt, restartAt, backAt } = await killAndRestartUnderLoad(redis, fleet);
@@ -295,9 +307,9 @@ describe('Redis is paused (SIGSTOP) for 3 s mid-load, then continued', () => {
   }, 60_000);
 });
 
-describe('SCRIPT FLUSH and CLIENT KILL mid-load', () => {
+describe.each(CLIENTS)('SCRIPT FLUSH and CLIENT KILL mid-load, over %s', (client) => {
   it('every request is served (200) and no request is charged twice', async () => {
-    const { redis, fleet } = await setUp('allow');
+    const { redis, fleet } = await setUp('allow', CAPACITY, 0, client);
     const load = loadOn(fleet);
     await sleep(500);
     const firstFaultAt = performance.now();
@@ -327,7 +339,7 @@ describe('SCRIPT FLUSH and CLIENT KILL mid-load', () => {
     expect(inRedis - decided).toBeLessThanOrEqual(kills * LOAD_CONCURRENCY * fleet.queryCost);
     const resumed = expectResumed(samples, lastFaultAt);
     const health = await expectHealthy(fleet);
-    report('SCRIPT FLUSH + CLIENT KILL', samples, {
+    report(`SCRIPT FLUSH + CLIENT KILL (${client})`, samples, {
       kills,
       lostReplyTokens: inRedis - decided,
       ...resumed,

@@ -3,10 +3,13 @@ import { fileURLToPath } from 'node:url';
 import type { BucketPolicy } from '../../src/index.js';
 import type { RedisBucketStoreOptions } from '../../src/bucket/redis-store.js';
 import type { BucketLimit } from '../../src/bucket/types.js';
+import type { ClientName } from '../support/redis-clients.js';
 
 const workerScript = fileURLToPath(new URL('./consume-worker.ts', import.meta.url));
 
 export interface WorkerConfig {
+  /** The client of the worker's store. @default 'ioredis' */
+  client?: ClientName;
   url?: string;
   clusterNodes?: { host: string; port: number }[];
   prefix: string;

@@ -72,6 +72,8 @@ export interface ServerOptions {
   /** Apollo's own default is true outside production. @default false */
   includeStacktraceInErrorResponses?: boolean;
   extraPlugins?: ApolloServerPlugin<TestContext>[];
+  /** Apollo's own `introspection` option. @default Apollo's: on outside `NODE_ENV=production` */
+  introspection?: boolean;
   /** Another schema than the items schema (attack tests bring their own). */
   schema?: { typeDefs: string; resolvers: Record<string, Record<string, unknown>> };
 }
@@ -88,6 +90,7 @@ export async function startBudgetServer(
     typeDefs: serverOptions.schema?.typeDefs ?? itemsTypeDefs,
     resolvers: serverOptions.schema?.resolvers ?? itemsResolvers,
     allowBatchedHttpRequests: serverOptions.allowBatchedHttpRequests ?? false,
+    ...(serverOptions.introspection === undefined ? {} : { introspection: serverOptions.introspection }),
     includeStacktraceInErrorResponses: serverOptions.includeStacktraceInErrorResponses ?? false,
     logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
     plugins: [

@@ -207,13 +207,23 @@ describe('cost engine errors', () => {
 });
 
 describe('introspection', () => {
-  it('is priced like any other selection by default; only __typename is free', async () => {
-    const { server } = await start();
+  it('is priced like any other selection in production; only __typename is free', async () => {
+    const { server } = await start({ introspectionOnlyIsFree: false });
     const reply = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
     expect(reply.status).toBe(200);
     // Query 1 + __Schema 1 + __Type 1, and the composite fields __schema 1 + queryType 1.
     expect(costOf(reply).requestedQueryCost).toBe(5);
     expect((await server.post('{ __typename }', { user: 'ann' })).body.extensions?.cost?.requestedQueryCost).toBe(1);
+  });
+
+  it('outside production, an operation of nothing but introspection is free; beside other fields it is priced', async () => {
+    const { server } = await start({ introspectionOnlyIsFree: true });
+    expect((await server.post(itemsQuery(98), { user: 'ann' })).status).toBe(200);
+    const tools = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
+    expect(tools.status).toBe(200);
+    expect(costOf(tools).requestedQueryCost).toBe(0);
+    const mixed = await server.post('{ items(first: 1) { id } __schema { queryType { name } } }', { user: 'bob' });
+    expect(costOf(mixed).requestedQueryCost).toBe(3 + 4);
   });
 
   it('introspectionIsFree: true makes it free and answered even with an empty bucket', async () => {

@@ -73,3 +73,34 @@ describe('option validation at construction', () => {
     expect(() => build({ identify, defaultListSize: Infinity })).not.toThrow();
   });
 });
+
+describe('mistakes a JavaScript caller makes', () => {
+  it.each([
+    [{ identify, polcy: { capacity: 10, refillPerSecond: 1 } }, /unknown option `polcy`\. Did you mean `policy`\?/],
+    [{ identify, storeTimeout: 100 }, /unknown option `storeTimeout`\. Did you mean `storeTimeoutMs`\?/],
+    [{ identify, onstoreerror: 'deny' }, /unknown option `onstoreerror`\. Did you mean `onStoreError`\?/],
+    [
+      { identify, circuitBreaker: { cooldown: 100 } },
+      /`circuitBreaker`: unknown option `cooldown`\. Did you mean `cooldownMs`\?/,
+    ],
+    [
+      { identify, metrics: { operationNames: true } },
+      /`metrics`: unknown option `operationNames`\. Did you mean `operationName`\?/,
+    ],
+    [{ identify, zzz: 1 }, /unknown option `zzz`\. The options are `identify`, `skip`/],
+  ])('%o throws a TypeError naming the unknown option and the nearest valid one', (options, message) => {
+    expect(() => build(options)).toThrow(TypeError);
+    expect(() => build(options)).toThrow(message);
+  });
+
+  it('tells a caller who passes a raw Redis client as the store to wrap it', async () => {
+    const { Redis } = await import('ioredis');
+    const ioredis = new Redis({ lazyConnect: true });
+    expect(() => build({ identify, store: ioredis })).toThrow(
+      /`store` is a raw ioredis client; wrap it in a store: `store: new RedisBucketStore\(client\)`/,
+    );
+    ioredis.disconnect();
+    const { createClient } = await import('redis');
+    expect(() => build({ identify, store: createClient() })).toThrow(/`store` is a raw node-redis client; wrap it/);
+  });
+});

@@ -26,7 +26,8 @@ import { requestPairArb, type GeneratedRequest } from './harness/arbitraries.js'
 import type { HarnessVariant } from './harness/library.js';
 import { startHarnessServer, type HarnessReply, type HarnessServer } from './harness/server.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+/** Runs per schema: 500 in `npm test` (each is four requests); `npm run test:fuzz` asks for more. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 const SEED =
   process.env.FUZZ_SEED === undefined
     ? process.env.FUZZ === '1'

@@ -92,3 +92,16 @@ it("limits a caller's dry runs locally, without touching their bucket", async ()
   // The caller's own budget is untouched: a real operation still runs.
   expect((await server.post('{ items(first: 10) { id } }', { user: 'prober' })).status).toBe(200);
 });
+
+it('remembers what a dry run read as a refusal would be, so the next ones need no store call', async () => {
+  // Spent by admitted operations alone: no refusal yet for the deny cache to know of.
+  expect((await server.post('{ items(first: 96) { id } }', { user: 'spender' })).status).toBe(200);
+  const before = store.calls.get('spender') ?? 0;
+  for (let i = 0; i < 50; i++) {
+    const reply = await server.post(DRY_RUN, { user: 'spender' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ rateLimit: { cost: 52, remaining: 2 } });
+  }
+  // The first dry run read the bucket; the 49 others were answered here.
+  expect((store.calls.get('spender') ?? 0) - before).toBe(1);
+});

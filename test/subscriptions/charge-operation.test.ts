@@ -42,7 +42,7 @@ describe('chargeOperation', () => {
   });
 });
 
-/** Subscriptions over a real graphql-ws server (the example's) and client. */
+/** Subscriptions over a real graphql-ws server (the example's, with budgetedSubscribe) and client. */
 describe('subscriptions over graphql-ws', () => {
   let server: SubscriptionServer;
   const clients: Client[] = [];
@@ -86,8 +86,8 @@ describe('subscriptions over graphql-ws', () => {
     });
   }
 
-  it('charges the subscription and each event; an event the budget cannot pay arrives as the error', async () => {
-    // 30 tokens: subscribe 7 (23 left), events 1–3 at 7 each (2 left), events 4–5 refused.
+  it('charges the subscription and each event; the first event the budget cannot pay ends it with the error', async () => {
+    // 30 tokens: subscribe 7 (23 left), events 1–3 at 7 each (2 left), event 4 refused: the end.
     const { events, error } = await subscribe(client('alice'), 5);
     expect(error).toBeUndefined();
     expect(events.slice(0, 3).map((event) => event.data)).toEqual([
@@ -95,18 +95,20 @@ describe('subscriptions over graphql-ws', () => {
       { ticks: { n: 2 } },
       { ticks: { n: 3 } },
     ]);
-    for (const refused of events.slice(3)) {
-      expect(refused.data).toBeUndefined();
-      expect(refused.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
-    }
-    expect(events).toHaveLength(5);
+    expect(events).toHaveLength(4);
+    expect(events[3]?.data).toBeUndefined();
+    expect(events[3]?.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
   });
 
   it('refuses to subscribe once the budget is spent, and the client receives the error', async () => {
+    // The refusal is the operation's only result, then completion; the source never starts.
+    const before = server.produced;
     const { events, error } = await subscribe(client('alice'), 1);
-    expect(events).toEqual([]);
-    expect(Array.isArray(error)).toBe(true);
-    expect((error as { extensions?: Record<string, unknown> }[])[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(error).toBeUndefined();
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data).toBeUndefined();
+    expect(events[0]?.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(server.produced).toBe(before);
     // Another caller has a budget of their own.
     expect((await subscribe(client('bob'), 1)).events).toEqual([{ data: { ticks: { n: 1 } } }]);
   });

@@ -7,6 +7,7 @@ const appServer = fileURLToPath(new URL('./app-server.ts', import.meta.url));
 export interface AppServerEnv {
   REDIS_URL?: string;
   REDIS_CLUSTER_NODES?: string;
+  REDIS_CLIENT?: 'ioredis' | 'node-redis';
   KEY_PREFIX?: string;
   CAPACITY?: number;
   REFILL_PER_SECOND?: number;

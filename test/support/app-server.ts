@@ -7,6 +7,7 @@
  *   REDIS_URL            redis://127.0.0.1:PORT — a single Redis node, or
  *   REDIS_CLUSTER_NODES  host:port,host:port,... — Redis Cluster seed nodes
  *                        (neither: the plugin's default in-process MemoryBucketStore)
+ *   REDIS_CLIENT         ioredis | node-redis                     default ioredis
  *   KEY_PREFIX           bucket key prefix                        default 'gb:'
  *   CAPACITY             bucket capacity (tokens)                 default 100
  *   REFILL_PER_SECOND    refill (tokens per second)               default 0
@@ -27,11 +28,14 @@
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { Cluster, Redis } from 'ioredis';
+import { createClient, createCluster } from 'redis';
+import type { RedisBucketClient } from '../../src/bucket/redis-client.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
 import { queryBudgetPlugin } from '../../src/plugin/query-budget-plugin.js';
 import type { StoreErrorPolicy } from '../../src/plugin/guarded-store.js';
 import { itemsResolvers, itemsTypeDefs } from './items-schema.js';
+import { NODE_REDIS_LIMITER_OPTIONS } from './redis-clients.js';
 
 interface TestContext {
   user: string | undefined;
@@ -57,7 +61,37 @@ const redisOptions = {
   retryStrategy: (attempt: number) => Math.min(attempt * 50, 200),
 } as const;
 
-async function connectRedis(): Promise<Redis | Cluster | undefined> {
+/** A connected client for the store, and how to let go of it. */
+interface Connected {
+  client: RedisBucketClient;
+  close(): void;
+}
+
+/**
+ * node-redis set up for a limiter (docs/operations.md): no offline queue, quick reconnects;
+ * node-redis never resends a command whose reply was lost with its connection.
+ */
+async function connectNodeRedis(): Promise<Connected | undefined> {
+  if (env.REDIS_CLUSTER_NODES) {
+    const cluster = createCluster({
+      rootNodes: env.REDIS_CLUSTER_NODES.split(',').map((node) => ({ url: `redis://${node}` })),
+      defaults: NODE_REDIS_LIMITER_OPTIONS,
+    });
+    cluster.on('error', () => {});
+    await cluster.connect();
+    return { client: cluster, close: () => cluster.destroy() };
+  }
+  if (env.REDIS_URL) {
+    const client = createClient({ url: env.REDIS_URL, ...NODE_REDIS_LIMITER_OPTIONS });
+    client.on('error', () => {});
+    await client.connect();
+    return { client, close: () => client.destroy() };
+  }
+  return undefined;
+}
+
+async function connectRedis(): Promise<Connected | undefined> {
+  if (env.REDIS_CLIENT === 'node-redis') return connectNodeRedis();
   if (env.REDIS_CLUSTER_NODES) {
     const nodes = env.REDIS_CLUSTER_NODES.split(',').map((node) => {
       const [host, port] = node.split(':');
@@ -73,13 +107,13 @@ async function connectRedis(): Promise<Redis | Cluster | undefined> {
     });
     cluster.on('error', () => {});
     await new Promise<void>((resolve) => cluster.once('ready', () => resolve()));
-    return cluster;
+    return { client: cluster, close: () => cluster.disconnect() };
   }
   if (env.REDIS_URL) {
     const redis = new Redis(env.REDIS_URL, redisOptions);
     redis.on('error', () => {});
     await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
-    return redis;
+    return { client: redis, close: () => redis.disconnect() };
   }
   return undefined;
 }
@@ -89,9 +123,9 @@ process.on('unhandledRejection', (reason) => {
   process.exit(70);
 });
 
-const client = await connectRedis();
-const store: BucketStore | undefined = client
-  ? new RedisBucketStore(client, { prefix: env.KEY_PREFIX ?? 'gb:' })
+const connected = await connectRedis();
+const store: BucketStore | undefined = connected
+  ? new RedisBucketStore(connected.client, { prefix: env.KEY_PREFIX ?? 'gb:' })
   : undefined;
 
 const server = new ApolloServer<TestContext>({
@@ -130,7 +164,7 @@ process.stdout.write(`listening ${new URL(url).port}\n`);
 process.once('SIGTERM', () => {
   void (async () => {
     await server.stop();
-    client?.disconnect();
+    connected?.close();
     process.exit(0);
   })();
 });

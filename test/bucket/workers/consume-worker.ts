@@ -3,13 +3,15 @@
  * sent (or, in `script` mode, until Redis time passes `untilUs`). Parent protocol over IPC:
  * parent → { job }, worker → 'ready', parent → { go: true, untilUs? }, worker → { report } and exit.
  */
-import { Redis } from 'ioredis';
-import { runBucketScript } from '../../../src/bucket/bucket-script.js';
 import { RedisBucketStore } from '../../../src/bucket/redis-store.js';
+import { runBucketScript } from '../../../src/bucket/run-bucket-script.js';
 import type { BucketPolicy } from '../../../src/bucket/types.js';
+import { connectClient, type ClientName } from '../../support/redis-clients.js';
 
 export interface WorkerJob {
   port: number;
+  /** The client the worker's store goes through. */
+  client: ClientName;
   prefix: string;
   key: string;
   policy: BucketPolicy;
@@ -37,8 +39,9 @@ export interface WorkerReport {
 
 const send = (message: unknown): void => void process.send?.(message);
 
-process.once('message', (job: WorkerJob) => {
-  const client = new Redis({ port: job.port, host: '127.0.0.1' });
+process.once('message', async (job: WorkerJob) => {
+  const connection = await connectClient(job.client, job.port);
+  const client = connection.client;
   const store = new RedisBucketStore(client, { prefix: job.prefix });
   const report: WorkerReport = { sent: 0, admitted: 0, admittedCost: 0 };
   let next = 0;
@@ -78,14 +81,12 @@ process.once('message', (job: WorkerJob) => {
     }
   };
 
-  client.once('ready', () => {
-    send('ready');
-    process.once('message', (go: WorkerGo) => {
-      untilUs = go.untilUs;
-      Promise.all(Array.from({ length: job.inFlight }, lane))
-        .then(() => send({ report }))
-        .catch((error: unknown) => send({ error: String((error as Error)?.stack ?? error) }))
-        .finally(() => client.disconnect());
-    });
+  process.once('message', (go: WorkerGo) => {
+    untilUs = go.untilUs;
+    Promise.all(Array.from({ length: job.inFlight }, lane))
+      .then(() => send({ report }))
+      .catch((error: unknown) => send({ error: String((error as Error)?.stack ?? error) }))
+      .finally(() => connection.close());
   });
+  send('ready');
 });
