@@ -14,7 +14,7 @@ import {
   type GraphQLOutputType,
   type GraphQLSchema,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { apiSchema } from '../../src/cli/api-schema.js';
 import { pluginPrice, type PricingOptions } from '../../src/cli/plugin-price.js';
@@ -146,6 +146,32 @@ describe('pluginPrice equals the requestedQueryCost of an Apollo Server with the
       expect(priced(schema, undefined, options, bookstoreCases)).toEqual(expected);
     });
   }
+});
+
+describe('pluginPrice on an operation of nothing but introspection', () => {
+  // Apollo Server refuses __schema in production (introspection off), so `{ __typename }` is the case there.
+  const cases: Case[] = [
+    { query: '{ __typename }' },
+    { query: '{ __schema { types { name } } }' },
+    { query: '{ __typename bestsellers { title } }' },
+  ];
+  const schema = buildSchema(costDirectivesTypeDefs + bookstoreTypeDefs);
+
+  it('is free outside production, as the plugin makes it by default, and priced in production', async () => {
+    const free = await served(await serve(bookstoreTypeDefs, {}), cases);
+    expect(free.slice(0, 2)).toEqual([0, 0]);
+    expect(free[2]).toBeGreaterThan(0);
+    expect(priced(schema, undefined, {}, cases)).toEqual(free);
+    vi.stubEnv('NODE_ENV', 'production');
+    try {
+      const [typename, , mixed] = cases as [Case, Case, Case];
+      const charged = await served(await serve(bookstoreTypeDefs, {}), [typename, mixed]);
+      expect(charged[0]).toBe(1); // the query root object
+      expect(priced(schema, undefined, {}, [typename, mixed])).toEqual(charged);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe('pluginPrice on a supergraph equals the plugin on an Apollo Gateway', () => {
