@@ -9,6 +9,7 @@ import { CostTable } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
 import { StaticEstimator } from './estimate.js';
 import { ExecutionMeter, MeterRules } from './execution-meter.js';
+import { checkListSizeBounds } from './list-size-bounds.js';
 import { FieldCollector } from './field-collector.js';
 import { resolveOperation, type ResolvedOperation } from './operation.js';
 import { supergraphCostTable } from './supergraph.js';
@@ -125,6 +126,13 @@ function estimateWith(table: CostTable, settings: Settings, request: EstimateReq
   return guarded(() => {
     const operation = resolveOperation(table.schema, request);
     if (settings.estimators !== undefined) {
+      // The estimators price lists their own way; a client still may not pick a size without bound.
+      checkListSizeBounds(
+        table,
+        operation,
+        new FieldCollector(table.schema, operation, settings.maxNodes),
+        settings.maxListSize,
+      );
       const estimate = complexityEstimate(
         table.schema,
         operation,

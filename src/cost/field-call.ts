@@ -265,6 +265,29 @@ function slicingArgumentsError(
   );
 }
 
+/**
+ * Throws `COST_LIST_SIZE_OUT_OF_RANGE` when a slicing argument of `rule` asks for a size outside
+ * [0, `maxListSize`] (a value, or a list argument's length); nothing else is checked. For the
+ * graphql-query-complexity path, which prices lists its own way but must not let a client pick a
+ * size without bound either.
+ */
+export function checkSlicingBounds(
+  rule: ListSizeRule,
+  args: Readonly<Record<string, unknown>>,
+  coordinate: string,
+  node: FieldNode,
+  maxListSize: number,
+): void {
+  if (maxListSize === Number.POSITIVE_INFINITY) return;
+  for (const path of rule.slicingArguments) {
+    const value = valueAt(args, path);
+    const count = Array.isArray(value) ? value.length : value;
+    if (typeof count === 'number' && !(count >= 0 && count <= maxListSize)) {
+      throw listSizeError(coordinate, path, count, maxListSize, node);
+    }
+  }
+}
+
 function listSizeError(
   coordinate: string,
   path: readonly string[],

@@ -135,9 +135,10 @@ export interface CostAnalyzerOptions {
    * spec's weights do not: a list of scalars or enums weighs 0 by default at any length, and a
    * negative `first` is priced as 0 items while resolvers read it in their own ways
    * (`items.slice(0, -1)` returns all but the last). Sizes that come from `assumedSize` or
-   * `defaultListSize` are the schema's, not the client's, and are not bounded by it; nor are the
-   * lists of `estimators`, which price lists their own way. `queryBudgetPlugin` (and everything
-   * else that charges) uses 10,000 unless told otherwise.
+   * `defaultListSize` are the schema's, not the client's, and are not bounded by it. With
+   * `estimators` (which price lists their own way) the bound applies to the `@listSize` slicing
+   * arguments all the same. `queryBudgetPlugin` (and everything else that charges) uses 10,000
+   * unless told otherwise.
    * @default Infinity (the IBM spec as written: negative values count as 0, no upper bound)
    */
   maxListSize?: number;

@@ -33,6 +33,7 @@ import { ChargeFunctionError, OperationPricer } from './pricing.js';
 import { RETRY_AFTER_HEADER } from './rate-limit-headers.js';
 import { dryRunFields, executeRateLimitOnly, nestedDryRun, setRateLimitView } from './rate-limit-field.js';
 import { faultMessage, RequestInputResolver } from './request-inputs.js';
+import { OwedCharges } from './owed-charges.js';
 import { ResponseAnnotator } from './response-annotation.js';
 import { exposeBudgetHeaders } from './cors-headers.js';
 import type { MeteredExecution } from './metered-execution.js';
@@ -69,6 +70,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
       breakerTransition: (partition, state) => metrics.recordBreakerTransition(partition, state),
     },
   });
+  const owed = new OwedCharges(guard);
   const pricer = new OperationPricer<TContext>({
     analyzer: config.analyzer,
     cost: config.cost,
@@ -249,9 +251,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         // Resolvers that go on after the response (an error's null does not stop them) are charged as they finish.
         const { logger } = requestContext;
         metered.settle((amount) => {
-          guard.take(charge.store, limits, amount, logger).catch((error: unknown) => {
-            logger.warn(`graphql-budget: could not charge work done after the response: ${faultMessage(error)}`);
-          });
+          void owed.take(charge.store, limits, amount, logger);
         });
       }
       if (tokensTaken && difference !== 0 && budget.view !== undefined) {
@@ -259,7 +259,7 @@ export function queryBudgetPlugin<TContext extends BaseContext = BaseContext>(
         const after =
           difference > 0
             ? await guard.refund(charge.store, limits, difference, requestContext.logger)
-            : await guard.take(charge.store, limits, -difference, requestContext.logger);
+            : await owed.take(charge.store, limits, -difference, requestContext.logger);
         if (after) budget.view = settledView(budget.view, after);
       }
     }
