@@ -9,12 +9,15 @@
  *    marks the folder as CommonJS: TypeScript then reads those declarations as CommonJS types, which
  *    resolve `@apollo/server` and `graphql` the way `require` does.
  *
+ * 4. `dist/esm/cli/main.js`, the `graphql-budget` command (package.json `bin`), made executable:
+ *    it runs as an ES module only, and loads the cost engine alone.
+ *
  * The CommonJS bundle rejects a top-level await (rolldown fails the build) and turns
  * `import.meta.url` into the bundle's own file URL. The build ends by loading both entry points
  * and comparing their exports.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,6 +46,8 @@ const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'ts
   stdio: 'inherit',
 });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+// The command's file starts with `#!/usr/bin/env node` (tsc keeps it); npm links it as the bin.
+chmodSync(join(esm, 'cli/main.js'), 0o755);
 
 step('dist/cjs (rolldown)');
 await build({

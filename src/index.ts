@@ -39,7 +39,7 @@ export type {
 export { costDirective, costDirectivesTypeDefs, listSizeDirective } from './cost/directives.js';
 export { createCostAnalyzer, defaultChargedCost, estimateCost } from './cost/analyzer.js';
 export { CostAnalysisError, CostErrorCode, CostSchemaError } from './cost/errors.js';
-export { CostLintRule, lintCostSchema, type CostLintFinding } from './cost/cost-lint.js';
+export { CostLintRule, lintCostSchema, type CostLintFinding, type LintCostSchemaOptions } from './cost/cost-lint.js';
 
 // The request path's options and outcomes, whatever the server
 export { queryBudgetDefaults, type BudgetOptions } from './core/options.js';

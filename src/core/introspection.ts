@@ -7,6 +7,14 @@ import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSe
  * spec still counts the root operation object itself, and schema tooling must keep working for a
  * caller whose budget is empty.
  */
+/**
+ * Whether the operation is what `introspectionOnlyIsFree` lets through for nothing: a query of
+ * introspection alone, as schema tools send (a mutation of `__typename` alone still costs its root).
+ */
+export function isFreeIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  return operation.operation === 'query' && isIntrospectionOnly(document, operation);
+}
+
 export function isIntrospectionOnly(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   // Apollo reuses parsed documents from its document store, so most requests hit this cache.
   let answer = known.get(operation);

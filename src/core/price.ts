@@ -10,7 +10,7 @@ import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
 import { instrumentSchema } from './field-meter.js';
-import { isIntrospectionOnly, selectsIntrospection } from './introspection.js';
+import { isFreeIntrospection, selectsIntrospection } from './introspection.js';
 import type { BudgetLogger } from './logger.js';
 import { MeteredExecution } from './metered-execution.js';
 import type { BudgetRequest, BudgetResponse } from './request.js';
@@ -121,11 +121,7 @@ export class OperationPricer<TArgs> {
     const outcome = breakdown ? this.#estimateFresh(request, true) : await this.#estimateCached(request);
     if ('error' in outcome) return outcome;
     const { estimate } = outcome;
-    // Schema tools send queries; a mutation of `__typename` alone still costs its root type.
-    const free =
-      this.#options.introspectionOnlyIsFree &&
-      request.operation.operation === 'query' &&
-      isIntrospectionOnly(request.document, request.operation);
+    const free = this.#options.introspectionOnlyIsFree && isFreeIntrospection(request.document, request.operation);
     if (free) return { requested: 0, free: true };
     const requested = this.chargeOf(estimate, request.args);
     if (!breakdown) return { requested };

@@ -16,6 +16,9 @@
  *               `server.ts` and install line, under `skipLibCheck: true` as the README says (Yoga's
  *               own lru-cache declarations do not compile under `strict` otherwise); graphql-budget's
  *               declarations alone compile with `skipLibCheck: false` there.
+ * - cli         the `graphql-budget` command, in a project with only graphql-budget and graphql
+ *               installed (peers omitted): `npx graphql-budget --help`, and the README's operation
+ *               priced 18 against the README's schema, as the servers above charge it
  *
  * Each project installs the tarball and the README's other packages from the npm registry, starts
  * its server, sends the README's curl request over HTTP and compares the answer with the response
@@ -37,6 +40,9 @@ const blocks = installBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
 const children = new Set<ChildProcess>();
 const work = mkdtempSync(join(tmpdir(), 'graphql-budget-consumer-'));
 let redis: RedisServer | undefined;
+
+/** The `graphql-budget` command's file, package.json `bin`. */
+const BIN = 'dist/esm/cli/main.js';
 
 interface Project {
   name: string;
@@ -94,18 +100,20 @@ async function pack(): Promise<{ tarball: string; summary: string }> {
     filename: string;
     size: number;
     entryCount: number;
-    files: { path: string }[];
+    files: { path: string; mode: number }[];
   }[];
   if (packed === undefined) throw new Error('npm pack reported no tarball');
   const paths = new Set(packed.files.map((file) => file.path));
   const required = ['LICENSE', 'README.md', 'package.json', 'lua/bucket.lua', 'schema/cost.graphql'];
   required.push('dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts');
-  required.push('dist/cjs/package.json');
+  required.push('dist/cjs/package.json', BIN);
   const missing = required.filter((path) => !paths.has(path));
   const unwanted = [...paths].filter((path) => path.endsWith('.map') || path.startsWith('src/'));
   if (missing.length > 0 || unwanted.length > 0) {
     throw new Error(`the tarball lacks [${missing.join(', ')}] or holds [${unwanted.join(', ')}]`);
   }
+  const bin = packed.files.find((file) => file.path === BIN);
+  if (bin !== undefined && (bin.mode & 0o111) === 0) throw new Error(`${BIN} is not executable in the tarball`);
   return {
     tarball: join(work, packed.filename),
     summary: `${packed.filename}: ${(packed.size / 1000).toFixed(1)} kB, ${packed.entryCount} files`,
@@ -366,6 +374,57 @@ async function check(project: Project, index: number, tarball: string): Promise<
   return [installed, answer, ...extra].join('; ');
 }
 
+/**
+ * The command where only graphql-budget and graphql are installed (`--omit=peer`: npm would
+ * otherwise add `@apollo/server`): its help, and the README's operation priced on the README's
+ * schema at the `requestedQueryCost` the README shows.
+ */
+async function checkCli(tarball: string): Promise<string> {
+  const dir = join(work, 'cli');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'consumer-cli', version: '1.0.0', private: true }, null, 2)}\n`,
+  );
+  const started = performance.now();
+  await mustRun(
+    'npm install',
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--omit=peer', tarball, 'graphql'],
+    dir,
+    300_000,
+  );
+  const installed = `installed in ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  for (const absent of ['@apollo/server', 'ioredis']) {
+    if (existsSync(join(dir, 'node_modules', absent)))
+      throw new Error(`${absent} is installed in the project without it`);
+  }
+  const help = await mustRun(
+    'npx graphql-budget --help',
+    'npx',
+    ['--no-install', 'graphql-budget', '--help'],
+    dir,
+    60_000,
+  );
+  if (!help.startsWith('Usage: graphql-budget <command>'))
+    throw new Error(`npx graphql-budget --help printed:\n${help}`);
+  const typeDefs = /const typeDefs = `#graphql\n([\s\S]*?)`;/.exec(installBlock(blocks, 'server.ts').text)?.[1];
+  if (typeDefs === undefined) throw new Error('the README server.ts has no `const typeDefs = `#graphql …`;`');
+  const curl = parseCurl(installBlock(blocks, 'request').text.trim());
+  writeFileSync(join(dir, 'schema.graphql'), typeDefs);
+  writeFileSync(join(dir, 'operation.graphql'), (JSON.parse(curl.body ?? '{}') as { query: string }).query);
+  const args = ['--no-install', 'graphql-budget', 'price', '--json', '--schema', 'schema.graphql', 'operation.graphql'];
+  const priced = JSON.parse(await mustRun('npx graphql-budget price', 'npx', args, dir, 60_000)) as { cost: number }[];
+  const shown = JSON.parse(installBlock(blocks, 'response').text) as {
+    extensions: { cost: { requestedQueryCost: number } };
+  };
+  const expected = shown.extensions.cost.requestedQueryCost;
+  if (priced.length !== 1 || priced[0]?.cost !== expected) {
+    throw new Error(`price gave ${JSON.stringify(priced)}; the README's server charges ${expected}`);
+  }
+  return `${installed}; npx graphql-budget --help; price: the README's operation costs ${expected}`;
+}
+
 async function cleanUp(): Promise<void> {
   for (const child of children) child.kill('SIGKILL');
   await redis?.stop();
@@ -390,6 +449,12 @@ try {
       failed++;
       console.log(`consumer check: ${project.name.padEnd(13)} FAIL  ${(error as Error).message}`);
     }
+  }
+  try {
+    console.log(`consumer check: ${'cli'.padEnd(13)} ok    ${await checkCli(tarball)}`);
+  } catch (error) {
+    failed++;
+    console.log(`consumer check: ${'cli'.padEnd(13)} FAIL  ${(error as Error).message}`);
   }
 } catch (error) {
   failed++;
