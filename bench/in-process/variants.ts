@@ -2,13 +2,14 @@ import { MemoryBucketStore, RedisBucketStore } from 'graphql-budget';
 import { Redis } from 'ioredis';
 import { storeFromEnv } from '../../examples/bookstore/stores.js';
 import { startApolloServer } from './apollo-server.js';
+import { startYogaServer } from './yoga-server.js';
 import type { InProcessServer, InProcessVariant } from './variant.js';
 
 /**
  * The servers the in-process section runs side by side, in one process, interleaved round by
- * round. A framework adds its bare server and its plugin variants here (a Yoga server through
- * `yoga.fetch`: `{ id: 'yoga-bare', … }`, `{ id: 'yoga-memory', baseline: 'yoga-bare', … }`); the
- * section and the goals read the list.
+ * round: each framework's bare server and its plugin variants (Apollo Server through
+ * `executeHTTPGraphQLRequest`, GraphQL Yoga through `yoga.fetch`). The section and the goals read
+ * the list.
  */
 export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
   {
@@ -58,6 +59,34 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
       await client.connect();
       const server = await startApolloServer(new RedisBucketStore(client));
       return { request: server.request, stop: () => server.stop().finally(() => client.disconnect()) };
+    },
+  },
+  {
+    id: 'yoga-bare',
+    label: 'GraphQL Yoga, bare',
+    plugin: false,
+    redis: false,
+    start: () => startYogaServer(undefined),
+  },
+  {
+    id: 'yoga-memory',
+    label: 'GraphQL Yoga + plugin + MemoryBucketStore',
+    baseline: 'yoga-bare',
+    plugin: true,
+    redis: false,
+    start: () => startYogaServer(new MemoryBucketStore()),
+  },
+  {
+    id: 'yoga-redis',
+    label: 'GraphQL Yoga + plugin + RedisBucketStore',
+    baseline: 'yoga-bare',
+    plugin: true,
+    redis: true,
+    start: async ({ redisUrl }): Promise<InProcessServer> => {
+      const selected = storeFromEnv({ REDIS_URL: redisUrl });
+      if (!(await selected.ready())) throw new Error(`store not ready: ${selected.description}`);
+      const server = await startYogaServer(selected.store);
+      return { request: server.request, stop: () => server.stop().finally(() => selected.close()) };
     },
   },
 ];

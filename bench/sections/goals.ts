@@ -42,6 +42,23 @@ const GOALS: readonly GoalSpec[] = [
       `redis-server ${formatUs(m.redisServerMicrosPerRequest!)} per request besides`,
   },
   {
+    measure: 'in-process CPU the Yoga plugin adds per request, MemoryBucketStore',
+    goal: { op: '<=', target: 12, label: '≤ 12 µs' },
+    source: { section: 'in-process', variant: label('yoga-memory') },
+    figure: (m) => m.addedMicrosMedian!,
+    text: (m) =>
+      `${signedUs(m.addedMicrosMedian!)} (IQR ${signedUs(m.addedMicrosQ1!)} to ${signedUs(m.addedMicrosQ3!)}); bare ${formatUs(m.baselineCpuMicrosMedian!)}`,
+  },
+  {
+    measure: 'in-process CPU the Yoga plugin adds per request, RedisBucketStore (client side)',
+    goal: { op: '<=', target: 25, label: '≤ 25 µs' },
+    source: { section: 'in-process', variant: label('yoga-redis') },
+    figure: (m) => m.addedMicrosMedian!,
+    text: (m) =>
+      `${signedUs(m.addedMicrosMedian!)} (IQR ${signedUs(m.addedMicrosQ1!)} to ${signedUs(m.addedMicrosQ3!)}); ` +
+      `redis-server ${formatUs(m.redisServerMicrosPerRequest!)} per request besides`,
+  },
+  {
     measure: 'HTTP throughput, MemoryBucketStore',
     goal: { op: '>=', target: 0.95, label: '≥ 0.95× bare' },
     source: { section: 'http-throughput', variant: VARIANT_LABELS['plugin-memory'] },

@@ -1,3 +1,4 @@
+import { keepsDeadline } from './deadline-keepers.js';
 import {
   bucketStep,
   TICKS_PER_US,
@@ -85,6 +86,7 @@ export class MemoryBucketStore implements BucketStore {
     this.#maxKeys = maxKeys;
     this.#now = now;
     this.#sweepIntervalMs = sweepIntervalMs;
+    keepsDeadline(this);
   }
 
   /** Number of buckets held (full buckets are not held once read or swept). */

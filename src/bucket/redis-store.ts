@@ -1,3 +1,4 @@
+import { keepsDeadline } from './deadline-keepers.js';
 import clusterKeySlot from 'cluster-key-slot';
 import { bucketKey } from './bucket-key.js';
 import { toBucketResult, type BucketOp, type BucketReply } from './bucket-math.js';
@@ -119,6 +120,7 @@ export class RedisBucketStore implements BucketStore {
     this.#clock = new RedisClock(connection);
     const groupOf = connection.isCluster ? (op: BucketScriptOp) => clusterKeySlot(op.keys[0] as string) : () => 0;
     this.#batcher = batch && new ScriptBatcher((ops) => this.#send(ops), groupOf, batch);
+    keepsDeadline(this);
   }
 
   /**

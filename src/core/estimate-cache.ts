@@ -1,4 +1,4 @@
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import { LRUCache } from 'lru-cache';
 import type { OperationDefinitionNode } from 'graphql';
 import type { CostEstimate } from '../cost/types.js';
 import { variablesKey } from '../cost/variables-key.js';
@@ -6,7 +6,7 @@ import type { CostErrorRecord } from './errors.js';
 
 /**
  * Cost estimates kept per (document hash, operation name, declared variables), bounded in bytes with
- * Apollo's `InMemoryLRUCache`: a client that sends many distinct documents or variables can fill the
+ * `lru-cache` (what Apollo's `InMemoryLRUCache` wraps, used directly: its reads are synchronous): a client that sends many distinct documents or variables can fill the
  * cache, never grow it. Values are plain data: an estimate's two numbers, or an error's message,
  * code and locations; never an AST node, which would keep the whole document (source text and
  * tokens) alive.
@@ -39,21 +39,20 @@ function sizeOf(value: CachedEstimate, key: string): number {
 }
 
 export class EstimateCache {
-  readonly #cache: InMemoryLRUCache<CachedEstimate> | undefined;
+  readonly #cache: LRUCache<string, CachedEstimate> | undefined;
 
   /** `maxBytes` 0 disables the cache. */
   constructor(maxBytes: number) {
     this.#cache =
-      maxBytes > 0 ? new InMemoryLRUCache<CachedEstimate>({ maxSize: maxBytes, sizeCalculation: sizeOf }) : undefined;
+      maxBytes > 0 ? new LRUCache<string, CachedEstimate>({ maxSize: maxBytes, sizeCalculation: sizeOf }) : undefined;
   }
 
-  get(key: string): Promise<CachedEstimate | undefined> | undefined {
+  get(key: string): CachedEstimate | undefined {
     return this.#cache?.get(key);
   }
 
   set(key: string, value: CachedEstimate): void {
-    // InMemoryLRUCache's set is synchronous underneath; its promise never rejects.
-    void this.#cache?.set(key, value);
+    this.#cache?.set(key, value);
   }
 
   clear(): void {

@@ -8,31 +8,18 @@ import {
 import { meterValues } from '../cost/execution-meter.js';
 import type { ResolvedValues } from '../cost/types.js';
 import type { MeteredExecution } from './metered-execution.js';
-import { processGlobal } from './process-global.js';
+import { processGlobal } from '../process-global.js';
+import { contextState, contextStateOf } from './context-state.js';
 
 type Resolver = GraphQLFieldResolver<unknown, unknown>;
 type AnyField = GraphQLField<unknown, unknown>;
 
-/** The meters of the executions running with one context value, and who registered each. */
-interface ContextMeters {
-  readonly meters: { readonly owner: object; readonly meter: MeteredExecution }[];
-  /** The server's own resolver for fields without one (graphql-js `fieldResolver`), when it has one. */
-  fieldResolver: Resolver | undefined;
-}
-
-interface Registry {
-  readonly contexts: WeakMap<object, ContextMeters>;
-  /** Per schema: the server's field resolver last seen, for executions no budget registered. */
-  readonly fieldResolvers: WeakMap<GraphQLSchema, Resolver>;
-}
+/** Per schema: the server's field resolver last seen, for executions no budget registered. */
+const fieldResolvers = processGlobal('field-resolvers', () => new WeakMap<GraphQLSchema, Resolver>());
 
 const WRAPPED = Symbol.for('graphql-budget.metered-field');
 
-/** A wrapped field is shared by every copy of this library that uses its schema: so is the registry. */
-const registry = processGlobal<Registry>('field-meters', () => ({
-  contexts: new WeakMap(),
-  fieldResolvers: new WeakMap(),
-}));
+type Registered = { readonly owner: object; readonly meter: MeteredExecution };
 
 /**
  * Instruments the schema's fields whose calls a meter counts (`counts`): each such field's
@@ -60,13 +47,13 @@ export function instrumentSchema(schema: GraphQLSchema, counts: (field: AnyField
 function wrap(field: AnyField): void {
   const own = field.resolve;
   field.resolve = (source, args, contextValue, info) => {
-    const entry =
-      typeof contextValue === 'object' && contextValue !== null ? registry.contexts.get(contextValue) : undefined;
-    const resolve = own ?? entry?.fieldResolver ?? registry.fieldResolvers.get(info.schema) ?? defaultFieldResolver;
+    const entry = typeof contextValue === 'object' && contextValue !== null ? contextStateOf(contextValue) : undefined;
+    const resolve =
+      own ?? (entry?.fieldResolver as Resolver | undefined) ?? fieldResolvers.get(info.schema) ?? defaultFieldResolver;
     if (entry === undefined || entry.meters.length === 0) return resolve(source, args, contextValue, info);
     let values: ResolvedValues | undefined;
     let more: ResolvedValues[] | undefined;
-    for (const { meter } of entry.meters) {
+    for (const { meter } of entry.meters as Registered[]) {
       const counted = meter.resolving(info, args);
       if (counted === undefined) continue;
       if (values === undefined) {
@@ -106,20 +93,15 @@ export function meterContext(
   fieldResolver: Resolver | undefined,
   schema: GraphQLSchema,
 ): void {
-  if (fieldResolver !== undefined) registry.fieldResolvers.set(schema, fieldResolver);
-  let entry = registry.contexts.get(contextValue);
-  if (entry === undefined) {
-    entry = { meters: [], fieldResolver };
-    registry.contexts.set(contextValue, entry);
-  } else if (fieldResolver !== undefined) {
-    entry.fieldResolver = fieldResolver;
-  }
+  if (fieldResolver !== undefined) fieldResolvers.set(schema, fieldResolver);
+  const entry = contextState(contextValue);
+  if (fieldResolver !== undefined) entry.fieldResolver = fieldResolver;
   if (meter === undefined) return;
   // One meter per budget and context value: a context value shared by executions (a server's own
   // choice) would otherwise keep every one of their meters alive.
   const previous = entry.meters.findIndex((registered) => registered.owner === owner);
   if (previous >= 0) {
-    const earlier = (entry.meters[previous] as { meter: MeteredExecution }).meter;
+    const earlier = (entry.meters[previous] as Registered).meter;
     // A settled execution's place is taken (a subscription's next event); one still running shares it.
     if (!earlier.settled) {
       earlier.shared = true;

@@ -1,3 +1,4 @@
+import { isDeadlineKeeper } from '../bucket/deadline-keepers.js';
 import { BucketStoreTimeoutError } from '../bucket/errors.js';
 import { allowedResult, consumeInOrder, deniedResult } from '../bucket/multi-charge.js';
 import type { BucketCallOptions, BucketLimit, BucketResult, BucketStore, MultiBucketResult } from '../bucket/types.js';
@@ -74,7 +75,8 @@ type Operation = 'consume' | 'refund' | 'peek';
  * The deadline itself is the store's (`timeoutMs` call option): a store call that misses it rejects,
  * and the command has no effect if it reaches Redis later, so a late answer never charges. A store
  * that ignores `timeoutMs` (a custom one) is still cut off here, `BACKSTOP_GRACE_MS` after the
- * deadline, so no request waits on it; such a store's late answer is not undone.
+ * deadline, so no request waits on it; such a store's late answer is not undone. This library's
+ * own stores keep their deadline themselves, and get no timer of the guard's.
  */
 export class GuardedStore {
   readonly #store: BucketStore;
@@ -87,6 +89,8 @@ export class GuardedStore {
   readonly #partitions = new Map<string, Partition>();
   readonly #fallback: BucketStore | undefined;
   readonly #observer: StoreObserver | undefined;
+  /** Whether the store cuts its calls off at their deadline itself (this library's stores do). */
+  readonly #keepsDeadline: boolean;
 
   constructor(options: GuardedStoreOptions) {
     this.#observer = options.observer;
@@ -95,6 +99,7 @@ export class GuardedStore {
     this.#breakerOptions = options.breaker;
     this.#now = options.now ?? (() => performance.now());
     this.#fallback = options.fallback;
+    this.#keepsDeadline = isDeadlineKeeper(options.store);
     this.#single =
       typeof options.store.partitionOf === 'function'
         ? undefined
@@ -233,7 +238,8 @@ export class GuardedStore {
     for (const partition of partitions) partition.breaker.tryAcquire();
     const started = performance.now();
     try {
-      const result = await withBackstop(run({ timeoutMs: this.#timeoutMs }), this.#timeoutMs + BACKSTOP_GRACE_MS);
+      const running = run({ timeoutMs: this.#timeoutMs });
+      const result = await (this.#keepsDeadline ? running : withBackstop(running, this.#timeoutMs + BACKSTOP_GRACE_MS));
       this.#observer?.storeCall('ok', (performance.now() - started) / 1000);
       for (const partition of partitions) {
         if (partition.breaker.recordSuccess()) {

@@ -117,8 +117,8 @@ export class OperationPricer<TArgs> {
    * The up-front price of the operation. A cost-engine error (work cap, invalid variables, a missing
    * slicing argument) is returned as `{ error }`; anything else thrown is a server fault.
    */
-  async price(request: BudgetRequest<TArgs>, breakdown: boolean): Promise<Price> {
-    const outcome = breakdown ? this.#estimateFresh(request, true) : await this.#estimateCached(request);
+  price(request: BudgetRequest<TArgs>, breakdown: boolean): Price {
+    const outcome = breakdown ? this.#estimateFresh(request, true) : this.#estimateCached(request);
     if ('error' in outcome) return outcome;
     const { estimate } = outcome;
     const free = this.#options.introspectionOnlyIsFree && isFreeIntrospection(request.document, request.operation);
@@ -246,9 +246,9 @@ export class OperationPricer<TArgs> {
     return value;
   }
 
-  async #estimateCached(request: BudgetRequest<TArgs>): Promise<CachedEstimate> {
+  #estimateCached(request: BudgetRequest<TArgs>): CachedEstimate {
     const key = estimateCacheKey(request.documentKey, request.operationName, request.operation, request.variables);
-    const cached = key === undefined ? undefined : await this.#cache.get(key);
+    const cached = key === undefined ? undefined : this.#cache.get(key);
     if (cached !== undefined) return cached;
     const entry = this.#estimateFresh(request, false);
     if (key !== undefined) this.#cache.set(key, entry);

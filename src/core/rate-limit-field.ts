@@ -19,7 +19,7 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { processGlobal } from './process-global.js';
+import { contextState, contextStateOf } from './context-state.js';
 
 /**
  * A `rateLimit` field in GitHub's shape, for a client to ask what it has left: merge
@@ -74,22 +74,15 @@ export interface RateLimitReading {
   now: number;
 }
 
-/**
- * Request context value → the reading of its operation's budget (set by the request path before
- * execution). The view is built only when a `rateLimit` field is resolved: most operations do not
- * ask, and formatting `resetAt` on every request would cost them all. One map per process (the
- * resolvers may come from one build of this library and the budget from the other).
- */
-const readings = processGlobal('rate-limit-readings', () => new WeakMap<object, RateLimitReading>());
-
 /** The plugin records the reading of a request (keyed by Apollo's per-request context value). */
 export function setRateLimitView(contextValue: object, reading: RateLimitReading): void {
-  readings.set(contextValue, reading);
+  contextState(contextValue).reading = reading;
 }
 
 function viewOf(contextValue: unknown): RateLimitView | null {
   if (typeof contextValue !== 'object' || contextValue === null) return null;
-  const reading = readings.get(contextValue);
+  // Built only when a `rateLimit` field is resolved: formatting `resetAt` on every request would cost them all.
+  const reading = contextStateOf(contextValue)?.reading as RateLimitReading | undefined;
   return reading === undefined ? null : rateLimitView(reading);
 }
 

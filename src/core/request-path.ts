@@ -166,9 +166,9 @@ export class RequestPath<TArgs> {
 
   async #priceAndCharge(request: BudgetRequest<TArgs>, budget: Budget): Promise<void> {
     const breakdown = this.#inputs.wantsBreakdown(request, budget.expose);
-    let price: Awaited<ReturnType<OperationPricer<TArgs>['price']>>;
+    let price: ReturnType<OperationPricer<TArgs>['price']>;
     try {
-      price = await this.#pricer.price(request, breakdown);
+      price = this.#pricer.price(request, breakdown);
     } catch (error) {
       if (error instanceof ChargeFunctionError) throw new BudgetServerFault(error.message, { cause: error });
       throw error;

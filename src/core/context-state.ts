@@ -1,0 +1,47 @@
+import { processGlobal } from '../process-global.js';
+
+/** What the request path keeps for one execution's context value. */
+export interface ContextState {
+  /** The meters of the executions running with this context value, and who registered each. */
+  readonly meters: { readonly owner: object; readonly meter: unknown }[];
+  /** The server's own resolver for fields without one (graphql-js `fieldResolver`), when it has one. */
+  fieldResolver: unknown;
+  /** What the `rateLimit` field reads: the buckets after this operation's charge. */
+  reading: unknown;
+}
+
+const STATE = Symbol.for('graphql-budget.context-state');
+
+/** The states of context values that take no property (frozen or sealed ones). */
+const elsewhere = processGlobal('context-states', () => new WeakMap<object, ContextState>());
+
+/**
+ * The request path's state for a context value, kept on the value itself under a symbol (not
+ * enumerable, so a copy or a serialisation of the context never carries it): it dies with the
+ * context, in the same young-generation collection. A `WeakMap` keyed by every request's context
+ * would hold each request's state until a full collection, and make every scavenge walk it. A
+ * context that takes no property (frozen) is kept in one all the same.
+ */
+export function contextStateOf(contextValue: object): ContextState | undefined {
+  const own = (contextValue as { [STATE]?: ContextState })[STATE];
+  if (own !== undefined && Object.hasOwn(contextValue, STATE)) return own;
+  return elsewhere.get(contextValue);
+}
+
+/** The state of a context value, made on first use. */
+export function contextState(contextValue: object): ContextState {
+  const found = contextStateOf(contextValue);
+  if (found !== undefined) return found;
+  const state: ContextState = { meters: [], fieldResolver: undefined, reading: undefined };
+  if (Object.isExtensible(contextValue)) {
+    Object.defineProperty(contextValue, STATE, {
+      value: state,
+      configurable: true,
+      enumerable: false,
+      writable: false,
+    });
+  } else {
+    elsewhere.set(contextValue, state);
+  }
+  return state;
+}
