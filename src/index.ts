@@ -66,10 +66,13 @@ export type {
 export { useQueryBudget, type UseQueryBudgetOptions } from './envelop/use-query-budget.js';
 export type { EnvelopBudgetPlugin, EnvelopBudgetRequest } from './envelop/envelop-types.js';
 
-// Subscriptions over graphql-ws, and operations outside any server's request pipeline
+// Operations over graphql-ws, and operations outside any server's request pipeline
 export {
   budgetedSubscribe,
+  graphqlWsBudget,
+  type BudgetedExecute,
   type BudgetedSubscribe,
   type BudgetedSubscribeOptions,
-} from './graphql-ws/budgeted-subscribe.js';
+  type GraphqlWsBudget,
+} from './graphql-ws/graphql-ws-budget.js';
 export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './core/charge-operation.js';

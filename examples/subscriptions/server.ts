@@ -5,7 +5,7 @@ import { buildSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import {
-  budgetedSubscribe,
+  graphqlWsBudget,
   costDirectivesTypeDefs,
   MemoryBucketStore,
   type BucketPolicy,
@@ -13,9 +13,10 @@ import {
 } from '../../src/index.js';
 
 /**
- * Subscriptions over graphql-ws never pass through Apollo Server's request pipeline, so the plugin
- * never sees them. This server charges them with `budgetedSubscribe`, graphql-ws's `subscribe`
- * option: the subscription when it starts, and each event before it is resolved. The first event
+ * Operations over graphql-ws never pass through Apollo Server's request pipeline, so the plugin
+ * never sees them. This server charges them with `graphqlWsBudget`, graphql-ws's `execute` and
+ * `subscribe` options: a query or mutation as over HTTP, a subscription when it starts, and each
+ * event before it is resolved. The first event
  * the budget cannot pay ends the subscription: the client receives the `RATE_LIMITED` error, then
  * completion, and the source produces nothing more.
  */
@@ -76,7 +77,8 @@ export async function startSubscriptionServer(options: SubscriptionServerOptions
       roots,
       // Who pays: decided when the socket connects, from what the server can verify.
       context: (ctx) => ({ key: callerOf(ctx.connectionParams, ctx.extra.request.socket.remoteAddress) }),
-      subscribe: budgetedSubscribe({
+      // Queries and mutations sent on the socket go to `execute`, subscriptions to `subscribe`: both charged.
+      ...graphqlWsBudget({
         store,
         policy,
         identify: ({ contextValue }) => (contextValue as { key: string }).key,

@@ -254,6 +254,17 @@ export interface BudgetOptions<TArgs> {
    */
   dryRunLimit?: BucketPolicy | false;
   /**
+   * The local limit of each caller's free introspection (`introspectionOnlyIsFree`), in this
+   * process: schema tools introspect when they load and now and then after, and an operation of
+   * introspection alone is not free for anyone who sends it without end (nested introspection makes
+   * the server work hard, 0.4 MB and tens of ms of CPU for one operation on a schema of 40 types).
+   * Each caller has an in-process bucket of this policy (never their own budget), one token per
+   * free operation; beyond it the operation is priced and charged like any other (and refused as
+   * too expensive where it costs more than the caller's capacity). `false` removes the limit.
+   * @default { capacity: 10, refillPerSecond: 1 }
+   */
+  freeIntrospectionLimit?: BucketPolicy | false;
+  /**
    * Called once per operation the plugin decided on, after its response is handed to the HTTP layer,
    * with what was decided (`BudgetDecision`: the caller's key, policy, requested and actual cost,
    * result, tokens left, retry time, mode, what the store did, the time the plugin added). A hook
@@ -297,6 +308,7 @@ export const queryBudgetDefaults = {
   denyCacheMaxEntries: 10_000,
   maxListSize: 10_000,
   dryRunLimit: { capacity: 10, refillPerSecond: 1 },
+  freeIntrospectionLimit: { capacity: 10, refillPerSecond: 1 },
   cacheableResponses: 'private',
   corsExposeHeaders: [],
 } as const satisfies Partial<BudgetOptions<unknown>>;
@@ -329,9 +341,13 @@ const OPTION_NAMES = {
   estimateCacheMaxBytes: true,
   denyCacheMaxEntries: true,
   dryRunLimit: true,
+  freeIntrospectionLimit: true,
   onDecision: true,
   metrics: true,
 } as const satisfies Record<keyof BudgetOptions<unknown>, true>;
+
+/** Every option's name (docs/options.md has a row for each: test/plugin/options-doc.test.ts). */
+export const budgetOptionNames: readonly string[] = Object.keys(OPTION_NAMES);
 
 /** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
 export interface ResolvedBudgetOptions<TArgs> {
@@ -358,6 +374,7 @@ export interface ResolvedBudgetOptions<TArgs> {
   onDecision: BudgetOptions<TArgs>['onDecision'];
   denyCacheMaxEntries: number;
   dryRunLimit: BucketPolicy | false;
+  freeIntrospectionLimit: BucketPolicy | false;
   metrics: false | { operationName: boolean; maxOperationNames: number };
 }
 
@@ -518,16 +535,12 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
   if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
     throw new RangeError(`${owner}: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`);
   }
-  const dryRunLimit = options.dryRunLimit ?? queryBudgetDefaults.dryRunLimit;
-  if (dryRunLimit !== false) {
-    try {
-      checkPolicy(dryRunLimit, '`dryRunLimit`');
-    } catch (error) {
-      const problem = error as TypeError | RangeError;
-      const message = `${owner}: ${problem.message} (or false for no limit).`;
-      throw problem instanceof RangeError ? new RangeError(message) : new TypeError(message);
-    }
-  }
+  const dryRunLimit = localLimit(owner, options.dryRunLimit ?? queryBudgetDefaults.dryRunLimit, '`dryRunLimit`');
+  const freeIntrospectionLimit = localLimit(
+    owner,
+    options.freeIntrospectionLimit ?? queryBudgetDefaults.freeIntrospectionLimit,
+    '`freeIntrospectionLimit`',
+  );
   const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
   requireNumber(owner, estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
 
@@ -566,8 +579,22 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
     onDecision: options.onDecision,
     denyCacheMaxEntries,
     dryRunLimit,
+    freeIntrospectionLimit,
     metrics: metricsOption === false ? false : { operationName, maxOperationNames },
   };
+}
+
+/** A local per-caller limit option: a policy, or false for none. */
+function localLimit(owner: string, limit: BucketPolicy | false, name: string): BucketPolicy | false {
+  if (limit === false) return false;
+  try {
+    checkPolicy(limit, name);
+  } catch (error) {
+    const problem = error as TypeError | RangeError;
+    const message = `${owner}: ${problem.message} (or false for no limit).`;
+    throw problem instanceof RangeError ? new RangeError(message) : new TypeError(message);
+  }
+  return limit;
 }
 
 /** Throws unless `mode` is a mode; `name` says where it came from. */

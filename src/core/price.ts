@@ -23,7 +23,10 @@ export type Price =
   | {
       /** Tokens to take before execution. */
       readonly requested: number;
-      /** An operation of nothing but introspection that is charged nothing (`introspectionOnlyIsFree`). */
+      /**
+       * An operation of nothing but introspection that may be charged nothing
+       * (`introspectionOnlyIsFree`); `requested` is then what it costs when it is not.
+       */
       readonly free?: boolean;
       /** The per-field breakdown, when asked for (at most `MAX_BREAKDOWN_ENTRIES` entries). */
       readonly fields?: FieldCostBreakdown[];
@@ -121,9 +124,10 @@ export class OperationPricer<TArgs> {
     const outcome = breakdown ? this.#estimateFresh(request, true) : this.#estimateCached(request);
     if ('error' in outcome) return outcome;
     const { estimate } = outcome;
-    const free = this.#options.introspectionOnlyIsFree && isFreeIntrospection(request.document, request.operation);
-    if (free) return { requested: 0, free: true };
     const requested = this.chargeOf(estimate, request.args);
+    if (this.#options.introspectionOnlyIsFree && isFreeIntrospection(request.document, request.operation)) {
+      return { requested, free: true };
+    }
     if (!breakdown) return { requested };
     const fields = estimate.fields ?? [];
     if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };

@@ -56,6 +56,8 @@ export class RequestPath<TArgs> {
   readonly #inputs: RequestInputResolver<TArgs>;
   readonly #denyCache: DenyCache | undefined;
   readonly #dryRunGate: DryRunGate | undefined;
+  /** The local limit of each caller's free introspection (`freeIntrospectionLimit`). */
+  readonly #freeIntrospectionGate: DryRunGate | undefined;
   readonly #decider: Decider;
   readonly #settler: Settler<TArgs>;
   readonly #annotator: ResponseAnnotator;
@@ -90,6 +92,10 @@ export class RequestPath<TArgs> {
     this.#denyCache = config.denyCacheMaxEntries > 0 ? new DenyCache(config.denyCacheMaxEntries) : undefined;
     this.#dryRunGate =
       config.dryRunLimit === false ? undefined : { store: new MemoryBucketStore(), policy: config.dryRunLimit };
+    this.#freeIntrospectionGate =
+      config.freeIntrospectionLimit === false
+        ? undefined
+        : { store: new MemoryBucketStore(), policy: config.freeIntrospectionLimit };
     this.#decider = new Decider(config.onStoreError, this.#dryRunGate?.policy);
     this.#settler = new Settler(this.#pricer, this.#guard, new OwedCharges(this.#guard));
     this.#annotator = new ResponseAnnotator(config.policyName);
@@ -180,7 +186,10 @@ export class RequestPath<TArgs> {
     }
     budget.priced = true;
     budget.requested = price.requested;
-    budget.free = price.free === true;
+    if (price.free === true && (await this.#mayIntrospectFree(budget.key))) {
+      budget.free = true;
+      budget.requested = 0;
+    }
     budget.fields = price.fields;
     budget.fieldsTruncated = price.fieldsTruncated === true;
     const { limits } = budget;
@@ -213,6 +222,13 @@ export class RequestPath<TArgs> {
       logger: request.logger,
     });
     this.#decider.charged(budget, request, charged);
+  }
+
+  /** Whether this caller's free introspection is within its local limit (takes one of it). */
+  async #mayIntrospectFree(key: string | null): Promise<boolean> {
+    const gate = this.#freeIntrospectionGate;
+    if (gate === undefined || key === null) return true;
+    return (await gate.store.consume(key, 1, gate.policy)).allowed;
   }
 
   /**

@@ -103,9 +103,10 @@ const APOLLO_MUTATION_COST = 10;
  * execution completes them, and returns what execution should complete instead: the same value,
  * except that a promise is followed (its values are counted when it settles), an array holding
  * promises gets promises that count their item when it settles (so the items of a list one of whose
- * items rejects are still counted), and any other iterable (a `Set`, a `Map`, a generator, an
+ * items rejects are still counted), any other iterable (a `Set`, a `Map`, a generator, an
  * iterator) is read into an array, which execution completes exactly as it would the iterable
- * itself (a one-shot iterable could not be read twice).
+ * itself (a one-shot iterable could not be read twice), and an async iterable (which an executor
+ * that streams lists completes as a list) is passed on item by item, each counted as it is taken.
  */
 export function meterValues(value: unknown, values: ResolvedValues): unknown {
   return counted(value, values.listDepth, values);
@@ -118,8 +119,14 @@ function counted(value: unknown, depth: number, values: ResolvedValues): unknown
     values.add(1);
     return value;
   }
+  if (typeof value !== 'object') return value;
+  // An executor that streams lists (GraphQL Yoga's) completes an async iterable as one: each item
+  // is counted as it is taken from it.
+  if (!(Symbol.iterator in value) && Symbol.asyncIterator in value) {
+    return countedStream(value as AsyncIterable<unknown>, depth, values);
+  }
   // Anything else is not a list to execution: it fails the field.
-  if (typeof value !== 'object' || !(Symbol.iterator in value)) return value;
+  if (!(Symbol.iterator in value)) return value;
   const items = Array.isArray(value) ? (value as unknown[]) : Array.from(value as Iterable<unknown>);
   let copy: unknown[] | undefined = items === value ? undefined : items;
   let instances = 0;
@@ -138,6 +145,24 @@ function counted(value: unknown, depth: number, values: ResolvedValues): unknown
   }
   if (instances > 0) values.add(instances);
   return copy ?? value;
+}
+
+/** An async iterable's items, counted (or, in a list of lists, metered) as they are taken. */
+async function* countedStream(
+  source: AsyncIterable<unknown>,
+  depth: number,
+  values: ResolvedValues,
+): AsyncGenerator<unknown> {
+  for await (const item of source) {
+    if (item === null || item === undefined) {
+      yield item;
+    } else if (depth === 1 && !isPromiseLike(item)) {
+      values.add(1);
+      yield item;
+    } else {
+      yield counted(item, depth - 1, values);
+    }
+  }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

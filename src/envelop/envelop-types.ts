@@ -48,6 +48,9 @@ export interface EnvelopBudgetPlugin<TContext> {
   onYogaInit(payload: { readonly yoga: { readonly logger: BudgetLogger } }): void;
   onExecute(payload: {
     readonly args: EnvelopExecutionArgs<TContext>;
+    /** The execution function so far (graphql-js `execute`, or what an earlier plugin set). */
+    readonly executeFn: (args: ExecutionArgs) => unknown;
+    setExecuteFn(execute: (args: ExecutionArgs) => Promise<unknown>): void;
     setResultAndStopExecution(result: ExecutionResult): void;
   }): Promise<
     | {

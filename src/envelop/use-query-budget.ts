@@ -139,7 +139,7 @@ export function useQueryBudget<TContext extends object = object>(
       path.start(logger);
     },
 
-    async onExecute({ args, setResultAndStopExecution }) {
+    async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName ?? undefined);
       const context: unknown = args.contextValue;
       if (operation === null || operation === undefined || typeof context !== 'object' || context === null)
@@ -171,6 +171,22 @@ export function useQueryBudget<TContext extends object = object>(
         return undefined;
       }
       const metered = path.meter(budget, request, args.fieldResolver ?? undefined);
+      /** Settled once: after the result, or when the execution rejects (no result, no onExecuteDone). */
+      let settled = false;
+      setExecuteFn(async (executeArgs) => {
+        try {
+          return await executeFn(executeArgs);
+        } catch (error) {
+          if (!settled) {
+            settled = true;
+            // An execution aborted (the client went away, under Yoga's useExecutionCancellation) or
+            // failed: whatever it did is hidden, so it is settled at least at its meter's count.
+            const response: BudgetResponse = { incremental: false, data: null, errors: [{}] };
+            path.report(request, budget, await path.settle(budget, request, response, metered));
+          }
+          throw error;
+        }
+      });
       return {
         async onExecuteDone({
           result,
@@ -179,6 +195,8 @@ export function useQueryBudget<TContext extends object = object>(
           result: EnvelopExecutionResult;
           setResult(result: ExecutionResult): void;
         }) {
+          if (settled) return;
+          settled = true;
           if (isAsyncIterable(result)) {
             // Delivered incrementally: not measured, nothing refunded, nothing annotated.
             const settlement = await path.settle(

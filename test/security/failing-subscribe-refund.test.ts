@@ -19,7 +19,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { budgetedSubscribe } from '../../src/graphql-ws/budgeted-subscribe.js';
+import { budgetedSubscribe } from '../../src/graphql-ws/graphql-ws-budget.js';
 
 const schema = buildSchema(`${costDirectivesTypeDefs}
   type Query { hello: String }

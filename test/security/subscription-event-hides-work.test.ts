@@ -16,7 +16,7 @@ import { GraphQLError, type GraphQLObjectType, buildSchema, parse, type Executio
 import { expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { budgetedSubscribe } from '../../src/graphql-ws/budgeted-subscribe.js';
+import { budgetedSubscribe } from '../../src/graphql-ws/graphql-ws-budget.js';
 
 const schema = buildSchema(`${costDirectivesTypeDefs}
   type Query { hello: String }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import type { BucketStore } from '../../src/bucket/types.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
-import { budgetedSubscribe, type BudgetedSubscribeOptions } from '../../src/graphql-ws/budgeted-subscribe.js';
+import { budgetedSubscribe, type BudgetedSubscribeOptions } from '../../src/graphql-ws/graphql-ws-budget.js';
 
 /** `budgetedSubscribe` called as graphql-ws calls its `subscribe` option, with graphql-js ExecutionArgs. */
 

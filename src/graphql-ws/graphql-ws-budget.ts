@@ -1,10 +1,18 @@
-import { getOperationAST, subscribe, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
+import {
+  execute,
+  getOperationAST,
+  subscribe,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { CostAnalyzerOptions } from '../cost/types.js';
 import { documentKeyOf } from '../core/document-key.js';
 import { checkKnownOptions } from '../core/known-options.js';
 import { consoleLogger, type BudgetLogger } from '../core/logger.js';
 import type { BudgetOptions } from '../core/options.js';
 import type { BudgetRequest } from '../core/request.js';
+import { executeWithBudget } from '../core/execute.js';
 import { RequestPath } from '../core/request-path.js';
 import { subscribeWithBudget, type BudgetedSubscription } from '../core/subscription.js';
 
@@ -15,6 +23,7 @@ type HttpOnlyOption =
   | 'fieldBreakdown'
   | 'debugHeader'
   | 'dryRunLimit'
+  | 'freeIntrospectionLimit'
   | 'estimateCacheMaxBytes'
   | 'introspectionOnlyIsFree';
 
@@ -39,6 +48,15 @@ export interface BudgetedSubscribeOptions extends Omit<BudgetOptions<ExecutionAr
 /** `subscribe` for graphql-ws: what `budgetedSubscribe` returns. */
 export type BudgetedSubscribe = (args: ExecutionArgs) => Promise<BudgetedSubscription>;
 
+/** `execute` for graphql-ws: its queries and mutations. */
+export type BudgetedExecute = (args: ExecutionArgs) => Promise<ExecutionResult>;
+
+/** graphql-ws's `execute` and `subscribe` options, on one budget: what `graphqlWsBudget` returns. */
+export interface GraphqlWsBudget {
+  readonly execute: BudgetedExecute;
+  readonly subscribe: BudgetedSubscribe;
+}
+
 const ANALYZER_OPTIONS = [
   'costModel',
   'defaultListSize',
@@ -54,20 +72,22 @@ const HTTP_ONLY_OPTIONS: readonly HttpOnlyOption[] = [
   'fieldBreakdown',
   'debugHeader',
   'dryRunLimit',
+  'freeIntrospectionLimit',
   'estimateCacheMaxBytes',
   'introspectionOnlyIsFree',
 ];
 
 /**
- * A `subscribe` function for graphql-ws (`useServer({ schema, subscribe: budgetedSubscribe({ store,
- * identify, policy }) }, wsServer)`) that charges a subscription against the caller's budget: its
- * estimate when it starts (refused with the error as the operation's result), then for each event
- * the estimate before it is resolved and, after, the work its resolvers did (see
- * `subscribeWithBudget`). Store calls go through the same guard (deadline, circuit breaker,
+ * Every operation over graphql-ws charged against the caller's budget: the `execute` and
+ * `subscribe` options of its `useServer`, on one budget (`useServer({ schema, ...graphqlWsBudget({
+ * store, identify, policy }) }, wsServer)`). graphql-ws runs every operation that is not a
+ * subscription through `execute`: a query or mutation is priced, charged, run, metered and settled
+ * as over HTTP (`executeWithBudget`); a subscription is charged when it starts and for each event
+ * (`subscribeWithBudget`). Store calls go through the same guard (deadline, circuit breaker,
  * `onStoreError`) and deny cache as the plugin's, and the options are checked as strictly.
  */
-export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSubscribe {
-  const path = new RequestPath<ExecutionArgs>(budgetOptionsOf(options), 'budgetedSubscribe');
+export function graphqlWsBudget(options: BudgetedSubscribeOptions): GraphqlWsBudget {
+  const path = new RequestPath<ExecutionArgs>(budgetOptionsOf(options), 'graphqlWsBudget');
   const given = options.logger ?? consoleLogger;
   const logger: BudgetLogger = {
     debug: (message) => given.debug?.(message),
@@ -75,16 +95,39 @@ export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSu
     warn: (message) => given.warn(message),
     error: (message) => given.error(message),
   };
-  return async (args) => {
+  /** The operation as the request path sees it, or undefined where graphql-js answers it alone. */
+  const described = (
+    args: ExecutionArgs,
+  ): { request: BudgetRequest<ExecutionArgs>; args: ExecutionArgs } | undefined => {
     path.start(logger);
     // The meter and the rateLimit field key by the context value: every execution needs one.
     const contextValue = typeof args.contextValue === 'object' && args.contextValue !== null ? args.contextValue : {};
     const withContext: ExecutionArgs = contextValue === args.contextValue ? args : { ...args, contextValue };
     const operation = getOperationAST(args.document, args.operationName ?? undefined);
     // No operation to run, or an ambiguous one: graphql-js answers with the error, running nothing.
-    if (operation === null || operation === undefined) return subscribe(withContext);
-    return subscribeWithBudget(path, requestOf(withContext, operation, contextValue, logger), withContext);
+    if (operation === null || operation === undefined) return undefined;
+    return { request: requestOf(withContext, operation, contextValue, logger), args: withContext };
   };
+  return {
+    async execute(args) {
+      const operation = described(args);
+      return operation === undefined ? execute(args) : executeWithBudget(path, operation.request, operation.args);
+    },
+    async subscribe(args) {
+      const operation = described(args);
+      return operation === undefined ? subscribe(args) : subscribeWithBudget(path, operation.request, operation.args);
+    },
+  };
+}
+
+/**
+ * A `subscribe` function for graphql-ws that charges a subscription against the caller's budget:
+ * its estimate when it starts, then each event (see `subscribeWithBudget`). graphql-ws runs
+ * queries and mutations through its `execute` option, which this leaves as it is: use
+ * `graphqlWsBudget` for both, unless the socket carries subscriptions only.
+ */
+export function budgetedSubscribe(options: BudgetedSubscribeOptions): BudgetedSubscribe {
+  return graphqlWsBudget(options).subscribe;
 }
 
 function requestOf(
