@@ -105,7 +105,12 @@ export function printComparison(base: Breakdown, baseName: string, other: Breakd
   const functions = [...other.byFunction].sort((a, b) => b[1] - a[1]);
   const sum = functions.reduce((total, [, us]) => total + us, 0);
   console.log(
-    `\n${otherName}: functions of the built package (and of the places asked for), self time (µs per request; ${sum.toFixed(1)} in all)`,
+    `\n${otherName}: functions of the built package (and of the places asked for), self time (µs per request; ${sum.toFixed(1)} in all), ` +
+      `beside ${baseName}'s`,
   );
-  for (const [name, us] of functions.slice(0, 40)) console.log(`${fmt(us)}  ${name}`);
+  console.log(`${baseName.padStart(9)} ${otherName.padStart(9)} ${'added'.padStart(9)}  function`);
+  for (const [name, us] of functions.slice(0, 40)) {
+    const baseUs = base.byFunction.get(name) ?? 0;
+    console.log(`${fmt(baseUs)} ${fmt(us)} ${fmt(us - baseUs)}  ${name}`);
+  }
 }

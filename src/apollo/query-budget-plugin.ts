@@ -99,7 +99,8 @@ export function queryBudgetPlugin<TContext extends object = object>(
         async responseForOperation(requestContext) {
           // A dry run answers with its rateLimit fields alone; nothing else executes.
           if (request === undefined) return null;
-          const budget = await decision?.catch(() => undefined);
+          const budget = decided ?? (await decision?.catch(() => undefined));
+          if (budget?.dryRun === undefined) return null;
           const result = await path.dryRun(budget, request);
           if (result === undefined) return null;
           const singleResult = {
@@ -112,7 +113,8 @@ export function queryBudgetPlugin<TContext extends object = object>(
 
         async executionDidStart() {
           if (request === undefined) return undefined;
-          const budget = await decision?.catch(() => undefined);
+          // Decided by now (didResolveOperation awaited it), unless another plugin's hook threw first.
+          const budget = decided ?? (await decision?.catch(() => undefined));
           metered = path.meter(budget, request, serverFieldResolver ?? undefined);
           if (serverFieldResolver !== undefined) return undefined;
           const schema = path.schema;
@@ -138,7 +140,7 @@ export function queryBudgetPlugin<TContext extends object = object>(
           }
           if (decision === undefined || request === undefined) return;
           // Another plugin may have refused the operation while ours was still deciding.
-          const budget = await decision.catch(() => undefined);
+          const budget = decided ?? (await decision.catch(() => undefined));
           if (budget === undefined) return;
           const settlement = await path.settle(budget, request, responseOf(requestContext), metered);
           if (budget.expose && config.cacheableResponses === 'unannotated') {

@@ -6,7 +6,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { meterValues } from '../cost/execution-meter.js';
-import type { ResolvedValues } from '../cost/types.js';
+import type { ResolvedValues, ValueCounter } from '../cost/types.js';
 import type { MeteredExecution } from './metered-execution.js';
 import { processGlobal } from '../process-global.js';
 import { contextState, contextStateOf } from './context-state.js';
@@ -52,25 +52,27 @@ function wrap(field: AnyField): void {
       own ?? (entry?.fieldResolver as Resolver | undefined) ?? fieldResolvers.get(info.schema) ?? defaultFieldResolver;
     if (entry === undefined || entry.meters.length === 0) return resolve(source, args, contextValue, info);
     let values: ResolvedValues | undefined;
-    let more: ResolvedValues[] | undefined;
+    let counter: ValueCounter | undefined;
+    let more: [ResolvedValues, ValueCounter][] | undefined;
     for (const { meter } of entry.meters as Registered[]) {
       const counted = meter.resolving(info, args);
       if (counted === undefined) continue;
       if (values === undefined) {
         values = counted;
+        counter = meter;
       } else {
-        more ??= [values];
-        more.push(counted);
+        more ??= [[values, counter as ValueCounter]];
+        more.push([counted, meter]);
       }
     }
     const result = resolve(source, args, contextValue, info);
     if (values === undefined) return result;
-    if (more === undefined) return meterValues(result, values);
+    if (more === undefined) return meterValues(result, values, counter as ValueCounter);
+    // Several budgets meter this execution (each its own weights): each counts the same values.
     const every = more;
-    return meterValues(result, {
-      listDepth: values.listDepth,
-      add: (instances) => {
-        for (const counted of every) counted.add(instances);
+    return meterValues(result, values, {
+      count: (_values, instances) => {
+        for (const [own, meter] of every) meter.count(own, instances);
       },
     });
   };

@@ -1,4 +1,4 @@
-import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues } from '../cost/types.js';
+import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues, ValueCounter } from '../cost/types.js';
 
 /**
  * One execution's meter (the cost engine's `OperationMeter`, fed by the schema's instrumentation,
@@ -7,7 +7,7 @@ import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues } from
  * an error's null did not stop, list items settling late) is handed to `late`, at most once per turn
  * of the event loop, as the tokens still owed.
  */
-export class MeteredExecution {
+export class MeteredExecution implements ValueCounter {
   readonly #meter: OperationMeter;
   /**
    * Whether the meter's count is what the response walk would find when no error touched the
@@ -30,18 +30,16 @@ export class MeteredExecution {
     this.#charge = charge;
   }
 
-  /** A resolver call: returns how to count what it resolves to, or undefined. */
+  /** A resolver call: returns how its values are counted (by `count`), or undefined. */
   resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ResolvedValues | undefined {
     const values = this.#meter.resolving(info, args);
     if (this.#settled !== undefined) this.#schedule();
-    if (values === undefined) return undefined;
-    return {
-      listDepth: values.listDepth,
-      add: (instances) => {
-        values.add(instances);
-        if (this.#settled !== undefined) this.#schedule();
-      },
-    };
+    return values;
+  }
+
+  count(values: ResolvedValues, instances: number): void {
+    this.#meter.count(values, instances);
+    if (this.#settled !== undefined) this.#schedule();
   }
 
   /** Whether the operation was settled (its execution, if not its late resolvers, is over). */

@@ -2,7 +2,7 @@ import { getNamedType, isAbstractType, isInputObjectType, isSpecifiedDirective }
 import type { GraphQLArgument, GraphQLField, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { CostTable } from './cost-table.js';
 import { argumentsCost, directivesCost } from './field-call.js';
-import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues } from './types.js';
+import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues, ValueCounter } from './types.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
 
@@ -79,14 +79,12 @@ export class ExecutionMeter implements OperationMeter {
     if (rule.weighedArguments) call += argumentsCost(table, field.args, args);
     if (this.#rules.weighedDirectives) call += directivesCost(table, info.fieldNodes, info.variableValues);
     if (call > 0) this.#fieldCost += call;
-    if (rule.itemWeight === 0) return undefined;
-    const { itemWeight } = rule;
-    return {
-      listDepth: rule.listDepth,
-      add: (instances) => {
-        this.#typeCost += itemWeight * instances;
-      },
-    };
+    // The field's own rule: nothing is allocated per call.
+    return rule.itemWeight === 0 ? undefined : rule;
+  }
+
+  count(values: ResolvedValues, instances: number): void {
+    this.#typeCost += values.itemWeight * instances;
   }
 
   /** The work metered so far. */
@@ -99,7 +97,7 @@ export class ExecutionMeter implements OperationMeter {
 const APOLLO_MUTATION_COST = 10;
 
 /**
- * Counts the non-null values of the named type in what a resolver returned (`values.add`), as
+ * Counts the non-null values of the named type in what a resolver returned (`counter.count`), as
  * execution completes them, and returns what execution should complete instead: the same value,
  * except that a promise is followed (its values are counted when it settles), an array holding
  * promises gets promises that count their item when it settles (so the items of a list one of whose
@@ -108,22 +106,22 @@ const APOLLO_MUTATION_COST = 10;
  * itself (a one-shot iterable could not be read twice), and an async iterable (which an executor
  * that streams lists completes as a list) is passed on item by item, each counted as it is taken.
  */
-export function meterValues(value: unknown, values: ResolvedValues): unknown {
-  return counted(value, values.listDepth, values);
+export function meterValues(value: unknown, values: ResolvedValues, counter: ValueCounter): unknown {
+  return counted(value, values.listDepth, values, counter);
 }
 
-function counted(value: unknown, depth: number, values: ResolvedValues): unknown {
+function counted(value: unknown, depth: number, values: ResolvedValues, counter: ValueCounter): unknown {
   if (value === null || value === undefined) return value;
-  if (isPromiseLike(value)) return value.then((settled) => counted(settled, depth, values));
+  if (isPromiseLike(value)) return value.then((settled) => counted(settled, depth, values, counter));
   if (depth === 0) {
-    values.add(1);
+    counter.count(values, 1);
     return value;
   }
   if (typeof value !== 'object') return value;
   // An executor that streams lists (GraphQL Yoga's) completes an async iterable as one: each item
   // is counted as it is taken from it.
   if (!(Symbol.iterator in value) && Symbol.asyncIterator in value) {
-    return countedStream(value as AsyncIterable<unknown>, depth, values);
+    return countedStream(value as AsyncIterable<unknown>, depth, values, counter);
   }
   // Anything else is not a list to execution: it fails the field.
   if (!(Symbol.iterator in value)) return value;
@@ -137,13 +135,13 @@ function counted(value: unknown, depth: number, values: ResolvedValues): unknown
       instances += 1;
       continue;
     }
-    const next = counted(item, depth - 1, values);
+    const next = counted(item, depth - 1, values, counter);
     if (next !== item) {
       copy ??= items.slice();
       copy[index] = next;
     }
   }
-  if (instances > 0) values.add(instances);
+  if (instances > 0) counter.count(values, instances);
   return copy ?? value;
 }
 
@@ -152,15 +150,16 @@ async function* countedStream(
   source: AsyncIterable<unknown>,
   depth: number,
   values: ResolvedValues,
+  counter: ValueCounter,
 ): AsyncGenerator<unknown> {
   for await (const item of source) {
     if (item === null || item === undefined) {
       yield item;
     } else if (depth === 1 && !isPromiseLike(item)) {
-      values.add(1);
+      counter.count(values, 1);
       yield item;
     } else {
-      yield counted(item, depth - 1, values);
+      yield counted(item, depth - 1, values, counter);
     }
   }
 }

@@ -246,15 +246,22 @@ export interface ResolvedField {
   readonly variableValues: Readonly<Record<string, unknown>>;
 }
 
-/** How one resolver call's values are counted: `listDepth` list levels around the named type. */
+/**
+ * How one field's values are counted (the same object for every call of the field): `listDepth`
+ * list levels around the named type, each value of which weighs `itemWeight`.
+ */
 export interface ResolvedValues {
   readonly listDepth: number;
-  /** Counts `instances` non-null values of the named type. */
-  add(instances: number): void;
+  readonly itemWeight: number;
+}
+
+/** Where counted values go: `count(values, instances)` adds `instances` values of a field. */
+export interface ValueCounter {
+  count(values: ResolvedValues, instances: number): void;
 }
 
 /** The work of one execution as it happens (`CostAnalyzer.meter`). */
-export interface OperationMeter {
+export interface OperationMeter extends ValueCounter {
   /**
    * Whether, for a response no error touched, the meter's cost is the response walk's to the token,
    * so the walk can be skipped (the operation must select no introspection field, not metered).
@@ -264,10 +271,12 @@ export interface OperationMeter {
   readonly calls: number;
   /**
    * A resolver of `info.fieldName` on `info.parentType` was called with `args` (coerced): its call
-   * is charged at once. Returns how to count the values it resolves to, or undefined when none
-   * weighs anything.
+   * is charged at once. Returns how its values are counted (hand them to `count`), or undefined
+   * when none weighs anything.
    */
   resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ResolvedValues | undefined;
+  /** Counts `instances` non-null values of a field `resolving` answered for. */
+  count(values: ResolvedValues, instances: number): void;
   /** The work metered so far. */
   readonly cost: CostEstimate;
 }
