@@ -11,13 +11,15 @@
  * Besides the members below, the store calls the commands it defines: after
  * `defineCommand(name, { numberOfKeys: n, lua })` the client has a method `name(...keys, ...args)`
  * (n keys) that runs the script with `EVALSHA`, falling back to `EVAL` when Redis answers
- * `NOSCRIPT` (ioredis does exactly this), and resolves with the script's reply. The store defines
- * one such command per number of keys it sends. On a Cluster the client sends it to the node
- * serving the first key's slot (the store only sends keys of one slot together).
+ * `NOSCRIPT` (ioredis does exactly this), and resolves with the script's reply; after
+ * `defineCommand(name, { lua })` (no `numberOfKeys`), `name(n, ...keys, ...args)` does the same.
+ * On a single node the store defines one command of the second kind; on a Cluster one of the first
+ * kind per number of keys it sends, which the client sends to the node serving the first key's
+ * slot (the store only sends keys of one slot together).
  */
 export interface IoredisBucketClient {
   /** Registers a Lua script as a command of the client (ioredis `defineCommand`). */
-  defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): void;
+  defineCommand(name: string, definition: { numberOfKeys?: number; lua: string }): void;
   /** Redis `TIME`: `[seconds, microseconds]`, as numbers or numeric strings. */
   time(): Promise<readonly unknown[]>;
   /** `true` for a Redis Cluster client, `false` for a single node. */
