@@ -49,13 +49,23 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 // The command's file starts with `#!/usr/bin/env node` (tsc keeps it); npm links it as the bin.
 chmodSync(join(esm, 'cli/main.js'), 0o755);
 
+/** The package's entry points (package.json `exports`), as paths under dist/esm and dist/cjs. */
+const ENTRIES = ['index', 'apollo/index', 'envelop/index'];
+
 step('dist/cjs (rolldown)');
 await build({
-  input: join(esm, 'index.js'),
+  input: Object.fromEntries(ENTRIES.map((entry) => [entry, join(esm, `${entry}.js`)])),
   platform: 'node',
   // Only our own files are bundled: dependencies and peers are required at run time.
   external: (id) => !id.startsWith('.') && !isAbsolute(id),
-  output: { format: 'cjs', file: join(cjs, 'index.js'), strict: true },
+  // One bundle per entry point over shared chunks: the entries share one copy of the core.
+  output: {
+    format: 'cjs',
+    dir: cjs,
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    strict: true,
+  },
   logLevel: 'warn',
 });
 for (const file of filesUnder(esm, '.d.ts')) {
@@ -64,11 +74,17 @@ for (const file of filesUnder(esm, '.d.ts')) {
 }
 writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 
-const fromImport = Object.keys(await import(pathToFileURL(join(esm, 'index.js')).href)).sort();
-const fromRequire = Object.keys(createRequire(import.meta.url)(join(cjs, 'index.js'))).sort();
-if (fromImport.join() !== fromRequire.join()) {
-  console.error(`build: the CommonJS build exports ${fromRequire.join(', ')}`);
-  console.error(`build: the ES module build exports ${fromImport.join(', ')}`);
-  process.exit(1);
+let exported = 0;
+for (const entry of ENTRIES) {
+  const fromImport = Object.keys(await import(pathToFileURL(join(esm, `${entry}.js`)).href)).sort();
+  const fromRequire = Object.keys(createRequire(import.meta.url)(join(cjs, `${entry}.js`))).sort();
+  if (fromImport.join() !== fromRequire.join()) {
+    console.error(`build: the CommonJS build of ${entry} exports ${fromRequire.join(', ')}`);
+    console.error(`build: the ES module build of ${entry} exports ${fromImport.join(', ')}`);
+    process.exit(1);
+  }
+  exported += fromImport.length;
 }
-step(`done: ${fromImport.length} exports in both builds, ${relative(root, dist)}/{esm,cjs}`);
+step(
+  `done: ${ENTRIES.length} entry points, ${exported} exports alike in both builds, ${relative(root, dist)}/{esm,cjs}`,
+);

@@ -54,17 +54,22 @@ export type { BudgetDecision } from './core/decision-event.js';
 export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './core/rate-limit-field.js';
 export type { BudgetedSubscription } from './core/subscription.js';
 
-// Apollo Server 5
-export { queryBudgetPlugin, type QueryBudgetOptions } from './apollo/query-budget-plugin.js';
-export type {
-  ApolloBudgetPlugin,
-  ApolloGraphQLRequest,
-  ApolloRequestContext,
-} from './apollo/apollo-types.js';
+// Apollo Server 5 (also `graphql-budget/apollo`)
+export {
+  queryBudgetPlugin,
+  type ApolloBudgetPlugin,
+  type ApolloGraphQLRequest,
+  type ApolloRequestContext,
+  type QueryBudgetOptions,
+} from './apollo/index.js';
 
-// GraphQL Yoga and other Envelop servers
-export { useQueryBudget, type UseQueryBudgetOptions } from './envelop/use-query-budget.js';
-export type { EnvelopBudgetPlugin, EnvelopBudgetRequest } from './envelop/envelop-types.js';
+// GraphQL Yoga and other Envelop servers (also `graphql-budget/envelop`)
+export {
+  useQueryBudget,
+  type EnvelopBudgetPlugin,
+  type EnvelopBudgetRequest,
+  type UseQueryBudgetOptions,
+} from './envelop/index.js';
 
 // Operations over graphql-ws, and operations outside any server's request pipeline
 export {

@@ -288,11 +288,12 @@ function projects(): Project[] {
         if (existsSync(join(dir, 'node_modules/@apollo/server'))) {
           throw new Error('@apollo/server is installed in the GraphQL Yoga project');
         }
-        // graphql-budget's declarations need neither @apollo/server nor any Yoga package.
+        // graphql-budget's declarations need neither @apollo/server nor any Yoga package, at either entry.
         mkdirSync(join(dir, 'types'));
         writeFileSync(
           join(dir, 'types/budget.ts'),
-          "import { queryBudgetPlugin, useQueryBudget, type EnvelopBudgetPlugin } from 'graphql-budget';\n" +
+          "import { queryBudgetPlugin, type EnvelopBudgetPlugin } from 'graphql-budget';\n" +
+            "import { useQueryBudget } from 'graphql-budget/envelop';\n" +
             'const plugin: EnvelopBudgetPlugin<{ caller: string }> = useQueryBudget<{ caller: string }>({\n' +
             '  identify: ({ contextValue }) => contextValue.caller,\n});\n' +
             'export const plugins = [plugin, queryBudgetPlugin({ identify: () => "a" })];\n',
@@ -312,7 +313,12 @@ function projects(): Project[] {
         const { version } = JSON.parse(readFileSync(join(dir, 'node_modules/graphql-yoga/package.json'), 'utf8')) as {
           version: string;
         };
-        return `graphql-yoga ${version}, no @apollo/server; graphql-budget's declarations compile with skipLibCheck: false`;
+        // Both entries load in both module systems without @apollo/server.
+        const load =
+          "const a = require('graphql-budget'); const b = require('graphql-budget/envelop');" +
+          "import('graphql-budget/envelop').then((c) => { if (a.useQueryBudget !== b.useQueryBudget || typeof c.useQueryBudget !== 'function') process.exit(1); });";
+        await mustRun('node (require and import)', process.execPath, ['-e', load], dir, 30_000);
+        return `graphql-yoga ${version}, no @apollo/server; graphql-budget and graphql-budget/envelop load (require, import), declarations compile with skipLibCheck: false`;
       },
     },
     {
