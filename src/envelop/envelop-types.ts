@@ -9,12 +9,15 @@ import type { BudgetedSubscription } from '../core/subscription.js';
  */
 
 /**
- * What `identify`, `policy` and the other per-request options of `useQueryBudget` receive. Its
- * `contextValue` is named as in Apollo Server's request context and graphql-js `ExecutionArgs`, so
- * `({ contextValue }) => contextValue.userId` reads the caller on every server.
+ * What `identify`, `policy` and the other per-request options of `useQueryBudget` receive: the
+ * Envelop context as `context`, and again as `contextValue`, its name in Apollo Server's request
+ * context and graphql-js `ExecutionArgs`, so that `({ contextValue }) => contextValue.userId` reads
+ * the caller on every server.
  */
 export interface EnvelopBudgetRequest<TContext> {
-  /** The execution's context value (GraphQL Yoga's holds `request`, the Fetch API `Request`). */
+  /** The Envelop context (GraphQL Yoga's holds `request`, the Fetch API `Request`). */
+  readonly context: TContext;
+  /** The same object as `context`. */
   readonly contextValue: TContext;
   readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;

@@ -19,7 +19,8 @@ import type {
 /**
  * The options of `useQueryBudget`: those of `queryBudgetPlugin`, whose per-request functions
  * (`identify`, `policy`, `skip`, `mode`, `maxCost`, `cost`, `exposeCost`, `fieldBreakdown`) receive
- * `{ contextValue, document, operation, operationName, variables }`, and a `logger`.
+ * `{ context, contextValue, document, operation, operationName, variables }` (`context` and
+ * `contextValue` are the same Envelop context), and a `logger`.
  *
  * `cacheableResponses` has nothing to restrict here (Envelop has no cache-control policy); a
  * response cache in front of the budget must key by caller.
@@ -33,21 +34,37 @@ export interface UseQueryBudgetOptions<TContext> extends BudgetOptions<EnvelopBu
 }
 
 /**
- * Charges every operation its cost against the caller's token bucket, in GraphQL Yoga or any
- * Envelop-based server: `createYoga({ schema, plugins: [useQueryBudget({ store, identify, policy })] })`.
+ * Charges every operation its cost against the caller's token bucket, in GraphQL Yoga 5 or any
+ * Envelop-based server.
  *
- * The adapter of the request path (src/core/request-path.ts) to Envelop's hooks: `onExecute`
- * decides (a refusal or a dry run is the execution's result, and nothing executes), registers the
- * execution's meter, and `onExecuteDone` settles, annotates the result (`extensions.cost`) and
- * reports; `onSubscribe` charges a subscription and each of its events. Under GraphQL Yoga (a
- * context with a `request`), a refusal's HTTP status and `Retry-After` travel in the error's
- * `extensions.http`, which Yoga turns into the response's status and headers and strips from the
- * body, and the RateLimit headers are written to the response (`onResponse`). Other Envelop
- * servers get `extensions.cost` alone.
+ * ```ts
+ * import { createYoga } from 'graphql-yoga';
+ * import { RedisBucketStore, useQueryBudget } from 'graphql-budget';
+ *
+ * const yoga = createYoga({
+ *   schema,
+ *   plugins: [
+ *     useQueryBudget<{ userId: string }>({
+ *       store: new RedisBucketStore(redis),
+ *       identify: ({ context }) => context.userId,
+ *       policy: { capacity: 1000, refillPerSecond: 50 },
+ *     }),
+ *   ],
+ * });
+ * ```
+ *
+ * The same options and answers as `queryBudgetPlugin`: a spent budget answers 429 with
+ * `Retry-After` and nothing runs; responses carry `extensions.cost` and, under Yoga, the
+ * `RateLimit` headers; subscriptions are charged when they start and per event.
  */
 export function useQueryBudget<TContext extends object = object>(
   options: UseQueryBudgetOptions<TContext>,
 ): EnvelopBudgetPlugin<TContext> {
+  // The request path's adapter to Envelop's hooks: `onExecute` decides (a refusal or a dry run is the
+  // execution's result, and nothing executes) and registers the execution's meter; `onExecuteDone`
+  // (or a rejected execution) settles, annotates and reports; `onResponse` writes the headers under
+  // Yoga, where a refusal's status and Retry-After travel in the error's `extensions.http`, which
+  // Yoga strips from the body; `onSubscribe` charges a subscription and each of its events.
   if (options === null || typeof options !== 'object') {
     throw new TypeError('useQueryBudget: options must be an object with at least `identify`.');
   }
@@ -68,7 +85,7 @@ export function useQueryBudget<TContext extends object = object>(
     const httpRequest = fetchRequestOf(contextValue);
     const operationName = operation.name?.value ?? null;
     return {
-      args: { contextValue, document: args.document, operation, operationName, variables },
+      args: { context: contextValue, contextValue, document: args.document, operation, operationName, variables },
       document: args.document,
       operation,
       operationName,
