@@ -6,7 +6,22 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * cacheable-budget-leaks) and tests that start no HTTP server of the budget's (subscriptions,
  * `chargeOperation`, the heap probe of Apollo Server).
  */
-const onEveryServer = ['test/security/**/*.test.ts', 'test/plugin/http-contract.test.ts', 'test/property/**/*.test.ts'];
+const onEveryServer = [
+  'test/security/**/*.test.ts',
+  'test/property/**/*.test.ts',
+  ...[
+    'http-contract',
+    'cost-model',
+    'decision-hook',
+    'introspection',
+    'metrics',
+    'multi-bucket',
+    'partitioned-breakers',
+    'per-request-control',
+    'rate-limit-field',
+    'store-errors',
+  ].map((name) => `test/plugin/${name}.test.ts`),
+];
 const apolloOnly = [
   'test/security/cacheable-budget-leaks.test.ts',
   'test/security/failing-subscribe-refund.test.ts',

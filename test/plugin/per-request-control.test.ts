@@ -70,7 +70,8 @@ describe('skip', () => {
   it('never charges skipped callers, reports SKIPPED, and lets identify return null for them only', async () => {
     const decisions: BudgetDecision[] = [];
     const server = await start({
-      skip: ({ request }) => request.http?.headers.get('x-internal-token') === 'trusted-service',
+      // The request's header, as each server hands it over (Apollo's request context, Yoga's Fetch request).
+      skip: (request) => headerOf(request, 'x-internal-token') === 'trusted-service',
       identify: ({ contextValue }) => contextValue.user ?? null,
       onDecision: (decision) => void decisions.push(decision),
     });
@@ -96,3 +97,11 @@ describe('skip', () => {
     expect(server.logs.some((log) => /identify` returned null/.test(log.message))).toBe(true);
   });
 });
+
+/** A request header, from Apollo Server's request context or from the Envelop context of GraphQL Yoga. */
+function headerOf(request: unknown, name: string): string | null | undefined {
+  const apollo = (request as { request?: { http?: { headers: { get(name: string): string | undefined } } } }).request;
+  if (apollo?.http !== undefined) return apollo.http.headers.get(name);
+  const yoga = (request as { contextValue?: { request?: { headers: Headers } } }).contextValue?.request;
+  return yoga?.headers.get(name);
+}
