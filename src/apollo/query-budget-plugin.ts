@@ -45,14 +45,17 @@ const APOLLO_FIELD_RESOLVER = 'apolloServerUserFieldResolver';
  * });
  * ```
  *
- * The adapter of the request path (src/core/request-path.ts) to Apollo's hooks: `didResolveOperation`
- * decides (a refusal is thrown there, with its HTTP status); `responseForOperation` answers a dry
- * run with its `rateLimit` fields alone; `executionDidStart` registers the execution's meter;
- * `willSendResponse` settles, annotates the response, and reports.
+ * A spent budget answers 429 with `Retry-After` and nothing runs; every response carries
+ * `extensions.cost` and the `RateLimit` headers; work not done is refunded after execution. The
+ * options are checked here: a wrong or unknown one throws, naming it.
  */
 export function queryBudgetPlugin<TContext extends object = object>(
   options: QueryBudgetOptions<TContext>,
 ): ApolloBudgetPlugin<TContext> {
+  // The request path's adapter to Apollo's hooks: `didResolveOperation` decides (a refusal is thrown
+  // there, with its HTTP status); `responseForOperation` answers a dry run with its `rateLimit` fields
+  // alone; `executionDidStart` registers the execution's meter; `willSendResponse` settles, annotates
+  // the response and reports.
   const path = new RequestPath<ApolloRequestContext<TContext>>(options, 'queryBudgetPlugin');
   const { config } = path;
   /**
