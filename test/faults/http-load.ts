@@ -79,15 +79,15 @@ export interface LoadOptions {
   maxRequests: number;
   maxMs: number;
   /**
-   * Workers (out of `concurrency`) that send CONTROL_QUERY instead: an operation the plugin rejects
-   * as too expensive before it calls the store. Its latency is what the machine, Node and Apollo
+   * Workers (out of `concurrency`) that send CONTROL_QUERY instead: an operation the plugin refuses
+   * (a list size beyond `maxListSize`) before it calls the store. Its latency is what the machine, Node and Apollo
    * cost at that moment, so `real − control` is the latency the store path added.
    * @default 0
    */
   controlWorkers?: number;
 }
 
-/** Priced above any capacity: rejected with a 400 before the plugin calls the store. */
+/** A list size beyond `maxListSize` (10,000 by default): refused with a 400 before the plugin calls the store. */
 export const CONTROL_QUERY = '{ items(first: 2147483647) { id } }';
 
 export interface Load {
