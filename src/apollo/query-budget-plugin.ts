@@ -120,7 +120,7 @@ export function queryBudgetPlugin<TContext extends object = object>(
           const budget = decided ?? (await decision?.catch(() => undefined));
           metered = path.meter(budget, request, serverFieldResolver ?? undefined);
           if (serverFieldResolver !== undefined) return undefined;
-          const schema = path.schema;
+          const schema = path.schemaOf(request);
           return {
             willResolveField({ contextValue }) {
               if (serverFieldResolver !== undefined || typeof contextValue !== 'object' || contextValue === null)
@@ -183,6 +183,7 @@ function budgetRequestOf<TContext extends object>(
     args: requestContext,
     document: requestContext.document,
     operation,
+    schema: requestContext.schema,
     operationName: requestContext.operationName ?? null,
     variables: requestContext.request.variables,
     documentKey: requestContext.queryHash,

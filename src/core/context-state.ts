@@ -2,8 +2,18 @@ import { processGlobal } from '../process-global.js';
 
 /** What the request path keeps for one execution's context value. */
 export interface ContextState {
-  /** The meters of the executions running with this context value, and who registered each. */
-  readonly meters: { readonly owner: object; readonly meter: unknown }[];
+  /**
+   * The meters of the executions running with this context value, who registered each, and whether
+   * another execution of the same owner runs with it too (`contested`).
+   */
+  readonly meters: { readonly owner: object; readonly meter: unknown; contested: boolean }[];
+  /**
+   * On a context value several executions share: the meter each execution's resolvers were found to
+   * belong to, by the execution's coerced variables object (graphql-js makes one per execution).
+   */
+  claims: WeakMap<object, unknown[]> | undefined;
+  /** The meter registered last while another was running, until its execution's first resolvers claim it. */
+  fresh: unknown;
   /** The server's own resolver for fields without one (graphql-js `fieldResolver`), when it has one. */
   fieldResolver: unknown;
   /** What the `rateLimit` field reads: the buckets after this operation's charge. */
@@ -23,25 +33,45 @@ const elsewhere = processGlobal('context-states', () => new WeakMap<object, Cont
  * context that takes no property (frozen) is kept in one all the same.
  */
 export function contextStateOf(contextValue: object): ContextState | undefined {
-  const own = (contextValue as { [STATE]?: ContextState })[STATE];
-  if (own !== undefined && Object.hasOwn(contextValue, STATE)) return own;
-  return elsewhere.get(contextValue);
+  let own: ContextState | undefined;
+  try {
+    own = (contextValue as { [STATE]?: ContextState })[STATE];
+    if (own !== undefined && !Object.hasOwn(contextValue, STATE)) own = undefined;
+  } catch {
+    // A Proxy whose traps throw for names it does not know.
+  }
+  return own ?? elsewhere.get(contextValue);
 }
 
 /** The state of a context value, made on first use. */
 export function contextState(contextValue: object): ContextState {
   const found = contextStateOf(contextValue);
   if (found !== undefined) return found;
-  const state: ContextState = { meters: [], fieldResolver: undefined, reading: undefined };
-  if (Object.isExtensible(contextValue)) {
-    Object.defineProperty(contextValue, STATE, {
-      value: state,
-      configurable: true,
-      enumerable: false,
-      writable: false,
-    });
-  } else {
-    elsewhere.set(contextValue, state);
-  }
+  const state: ContextState = {
+    meters: [],
+    claims: undefined,
+    fresh: undefined,
+    fieldResolver: undefined,
+    reading: undefined,
+  };
+  if (!keptOn(contextValue, state)) elsewhere.set(contextValue, state);
   return state;
+}
+
+/** Whether the state could be kept on the context value itself (not frozen, no Proxy refusing it). */
+function keptOn(contextValue: object, state: ContextState): boolean {
+  try {
+    return (
+      Object.isExtensible(contextValue) &&
+      Reflect.defineProperty(contextValue, STATE, {
+        value: state,
+        configurable: true,
+        enumerable: false,
+        writable: false,
+      }) &&
+      contextStateOf(contextValue) === state
+    );
+  } catch {
+    return false;
+  }
 }

@@ -64,14 +64,15 @@ export class EstimateCache {
  * The cache key of one estimate, or undefined when the variables cannot be keyed (see
  * `variablesKey`: not JSON data, or too long). Pricing reads the operation's declared variables and
  * nothing else, so the key holds exactly those, whatever their names; junk variables the operation
- * does not declare change nothing.
+ * does not declare change nothing. `schemaId` names the schema the operation is priced against.
  */
 export function estimateCacheKey(
+  schemaId: number,
   queryHash: string,
   operationName: string | null | undefined,
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
   const key = variablesKey(operation.variableDefinitions, variables);
-  return key === undefined ? undefined : `${queryHash}\u0000${operationName ?? ''}${key}`;
+  return key === undefined ? undefined : `${schemaId}\u0000${queryHash}\u0000${operationName ?? ''}${key}`;
 }

@@ -3,13 +3,14 @@ import {
   isObjectType,
   type GraphQLField,
   type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
 import { meterValues } from '../cost/execution-meter.js';
 import type { ResolvedValues, ValueCounter } from '../cost/types.js';
 import type { MeteredExecution } from './metered-execution.js';
 import { processGlobal } from '../process-global.js';
-import { contextState, contextStateOf } from './context-state.js';
+import { contextState, contextStateOf, type ContextState } from './context-state.js';
 
 type Resolver = GraphQLFieldResolver<unknown, unknown>;
 type AnyField = GraphQLField<unknown, unknown>;
@@ -18,8 +19,6 @@ type AnyField = GraphQLField<unknown, unknown>;
 const fieldResolvers = processGlobal('field-resolvers', () => new WeakMap<GraphQLSchema, Resolver>());
 
 const WRAPPED = Symbol.for('graphql-budget.metered-field');
-
-type Registered = { readonly owner: object; readonly meter: MeteredExecution };
 
 /**
  * Instruments the schema's fields whose calls a meter counts (`counts`): each such field's
@@ -51,24 +50,31 @@ function wrap(field: AnyField): void {
     const resolve =
       own ?? (entry?.fieldResolver as Resolver | undefined) ?? fieldResolvers.get(info.schema) ?? defaultFieldResolver;
     if (entry === undefined || entry.meters.length === 0) return resolve(source, args, contextValue, info);
+    const registered = entry.meters as Registered[];
+    const only = registered.length === 1 && !(registered[0] as Registered).contested ? registered[0] : undefined;
     let values: ResolvedValues | undefined;
     let counter: ValueCounter | undefined;
     let more: [ResolvedValues, ValueCounter][] | undefined;
-    for (const { meter } of entry.meters as Registered[]) {
-      const counted = meter.resolving(info, args);
-      if (counted === undefined) continue;
-      if (values === undefined) {
-        values = counted;
-        counter = meter;
-      } else {
-        more ??= [[values, counter as ValueCounter]];
-        more.push([counted, meter]);
+    if (only !== undefined) {
+      // One execution metered with this context value (the common case): nothing to tell apart.
+      values = only.meter.resolving(info, args);
+      counter = only.meter;
+    } else
+      for (const meter of metersOf(entry, registered, info)) {
+        const counted = meter.resolving(info, args);
+        if (counted === undefined) continue;
+        if (values === undefined) {
+          values = counted;
+          counter = meter;
+        } else {
+          more ??= [[values, counter as ValueCounter]];
+          more.push([counted, meter]);
+        }
       }
-    }
     const result = resolve(source, args, contextValue, info);
     if (values === undefined) return result;
     if (more === undefined) return meterValues(result, values, counter as ValueCounter);
-    // Several budgets meter this execution (each its own weights): each counts the same values.
+    // Several meters count this call (several budgets, each with its own weights): each counts the same values.
     const every = more;
     return meterValues(result, values, {
       count: (_values, instances) => {
@@ -79,14 +85,63 @@ function wrap(field: AnyField): void {
   Object.defineProperty(field, WRAPPED, { value: true });
 }
 
+type Registered = { readonly owner: object; readonly meter: MeteredExecution; contested: boolean };
+
+/**
+ * The meters a resolver call of a context value shared by several executions counts for: each
+ * uncontested one (one execution per budget), and for each budget running several executions with
+ * it, the meter of the call's own execution. An execution is told by its coerced variables object
+ * (graphql-js makes one per execution, `info.variableValues`): the first call of one claims a meter
+ * of its operation that no execution claimed yet, the newest one first while its execution starts
+ * (its first resolvers run before anything else can). When no single meter can be told apart, each
+ * candidate counts the call: an operation may then pay for another's work, never less than its own.
+ */
+function metersOf(entry: ContextState, registered: Registered[], info: GraphQLResolveInfo): MeteredExecution[] {
+  const meters: MeteredExecution[] = [];
+  const contested: Registered[] = [];
+  for (const candidate of registered) {
+    if (candidate.contested) contested.push(candidate);
+    else meters.push(candidate.meter);
+  }
+  if (contested.length === 0) return meters;
+  const execution: unknown = info.variableValues;
+  const key = typeof execution === 'object' && execution !== null ? execution : undefined;
+  entry.claims ??= new WeakMap();
+  const claims = entry.claims;
+  const claimed = key === undefined ? undefined : (claims.get(key) as Registered[] | undefined);
+  for (const owner of new Set(contested.map((candidate) => candidate.owner))) {
+    const known = claimed?.find((claim) => claim.owner === owner);
+    if (known !== undefined) {
+      meters.push(known.meter);
+      continue;
+    }
+    const group = contested.filter((candidate) => candidate.owner === owner);
+    const fresh = group.find(
+      (candidate) => candidate.meter === entry.fresh && candidate.meter.operation === info.operation,
+    );
+    const open = group.filter((candidate) => !candidate.meter.claimed && candidate.meter.operation === info.operation);
+    const claim = fresh ?? (open.length === 1 ? open[0] : undefined);
+    if (claim === undefined || key === undefined) {
+      const same = group.filter((candidate) => candidate.meter.operation === info.operation);
+      for (const candidate of open.length > 0 ? open : same.length > 0 ? same : group) meters.push(candidate.meter);
+      continue;
+    }
+    claim.meter.claimed = true;
+    if (entry.fresh === claim.meter) entry.fresh = undefined;
+    if (claimed === undefined) claims.set(key, [claim]);
+    else claimed.push(claim);
+    meters.push(claim.meter);
+  }
+  return meters;
+}
+
 /**
  * Registers the execution about to run with `contextValue`: its meter (undefined when it is not
- * metered) and the server's `fieldResolver` for it. `owner` is the budget registering it: when one
- * budget registers an execution with the context value of another that is still running (not yet
- * settled), neither meter can tell its own execution's work from the other's: both are marked
- * `shared` (and no longer used). Only the newer stays registered; an earlier one already settled
- * (the previous event of a subscription) simply gives up its place, and resolvers of it that start
- * after that are no longer metered.
+ * metered) and the server's `fieldResolver` for it. `owner` is the budget registering it. An
+ * execution of the same budget that has settled gives its place up (the previous event of a
+ * subscription: resolvers of it still running are counted by the newer one); one still running
+ * keeps it, and both are then `contested`: each resolver call is counted for its own execution
+ * (`metersOf`).
  */
 export function meterContext(
   contextValue: object,
@@ -99,17 +154,23 @@ export function meterContext(
   const entry = contextState(contextValue);
   if (fieldResolver !== undefined) entry.fieldResolver = fieldResolver;
   if (meter === undefined) return;
-  // One meter per budget and context value: a context value shared by executions (a server's own
-  // choice) would otherwise keep every one of their meters alive.
-  const previous = entry.meters.findIndex((registered) => registered.owner === owner);
-  if (previous >= 0) {
-    const earlier = (entry.meters[previous] as Registered).meter;
-    // A settled execution's place is taken (a subscription's next event); one still running shares it.
-    if (!earlier.settled) {
-      earlier.shared = true;
-      meter.shared = true;
+  const meters = entry.meters as Registered[];
+  let running = false;
+  for (let index = meters.length - 1; index >= 0; index--) {
+    const registered = meters[index] as Registered;
+    if (registered.owner !== owner) continue;
+    if (registered.meter.settled) {
+      meters.splice(index, 1);
+    } else {
+      registered.contested = true;
+      running = true;
     }
-    entry.meters.splice(previous, 1);
   }
-  entry.meters.push({ owner, meter });
+  meters.push({ owner, meter, contested: running });
+  if (running) {
+    entry.fresh = meter;
+    queueMicrotask(() => {
+      if (entry.fresh === meter) entry.fresh = undefined;
+    });
+  }
 }

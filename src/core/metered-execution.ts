@@ -1,11 +1,13 @@
+import type { OperationDefinitionNode } from 'graphql';
 import type { CostEstimate, OperationMeter, ResolvedField, ResolvedValues, ValueCounter } from '../cost/types.js';
 
 /**
  * One execution's meter (the cost engine's `OperationMeter`, fed by the schema's instrumentation,
  * field-meter.ts) and what is charged for it: up to the settlement, what the work so far is charged
- * (`charged()`); after it, the work metered beyond what it had counted at the settlement (resolvers
- * an error's null did not stop, list items settling late) is handed to `late`, at most once per turn
- * of the event loop, as the tokens still owed.
+ * (`charged()`); after it, the work metered beyond what the operation was charged at the settlement
+ * (resolvers an error's null did not stop, list items settling late, deferred and streamed parts of
+ * an incremental result) is handed to `late`, at most once per turn of the event loop, as the
+ * tokens still owed.
  */
 export class MeteredExecution implements ValueCounter {
   readonly #meter: OperationMeter;
@@ -14,19 +16,24 @@ export class MeteredExecution implements ValueCounter {
    * response (see `OperationMeter.exact`; the operation being a query without introspection).
    */
   readonly exact: boolean;
-  /**
-   * Whether another execution reported to this meter too (two executions sharing one context
-   * value): its count is then no measure of this operation's work, and is not used.
-   */
-  shared = false;
+  /** The operation executed: what tells this execution's resolvers from another's on a shared context value. */
+  readonly operation: OperationDefinitionNode;
+  /** Whether an execution's resolvers were found to be this meter's (field-meter.ts, on a shared context value). */
+  claimed = false;
   readonly #charge: (cost: CostEstimate) => number;
   #settled: number | undefined;
   #late: ((amount: number) => void) | undefined;
   #flushing = false;
 
-  constructor(meter: OperationMeter, exact: boolean, charge: (cost: CostEstimate) => number) {
+  constructor(
+    meter: OperationMeter,
+    exact: boolean,
+    operation: OperationDefinitionNode,
+    charge: (cost: CostEstimate) => number,
+  ) {
     this.#meter = meter;
     this.exact = exact;
+    this.operation = operation;
     this.#charge = charge;
   }
 
@@ -53,12 +60,15 @@ export class MeteredExecution implements ValueCounter {
   }
 
   /**
-   * The operation was settled, covering the work metered so far: what the meter counts from now on
-   * (resolvers still running) goes to `late`.
+   * The operation was settled: it was charged `charged` tokens (undefined: what the work metered so
+   * far is charged). What the meter's count goes beyond that, now or as resolvers still running
+   * finish, goes to `late`.
    */
-  settle(late: (amount: number) => void): void {
-    this.#settled = this.charged();
+  settle(late: (amount: number) => void, charged: number | undefined): void {
+    const now = this.charged();
+    this.#settled = charged ?? now;
     this.#late = late;
+    if (now > this.#settled) this.#schedule();
   }
 
   #schedule(): void {

@@ -50,6 +50,16 @@ export interface PricingOptions<TArgs> {
 /** Thrown when the `cost` option returns something that is not a charge. */
 export class ChargeFunctionError extends TypeError {}
 
+/** One schema's cost table, as `load` read it. */
+interface LoadedSchema {
+  readonly analyzer: CostAnalyzer;
+  /** Whether the schema is a gateway's (a supergraph's API schema): its resolvers run in the subgraphs. */
+  readonly gateway: boolean;
+  readonly supergraphSdl: string | undefined;
+  /** Names the schema in estimate-cache keys. */
+  readonly id: number;
+}
+
 /**
  * Step 2 of the request path: the price. Prices operations: the estimate before execution (through a byte-bounded cache),
  * and after execution what the operation is finally charged.
@@ -64,13 +74,17 @@ export class OperationPricer<TArgs> {
   readonly #options: PricingOptions<TArgs>;
   readonly #charged: (estimate: CostEstimate, request: TArgs) => number;
   readonly #cache: EstimateCache;
-  #analyzer: CostAnalyzer | undefined;
-  /** Whether the schema is a gateway's (a supergraph's API schema). */
-  #gateway = false;
+  /**
+   * Every schema loaded, by schema object: an operation is priced, metered and settled with the
+   * cost table of the schema it executes against (a server may execute several at once: a schema
+   * per tenant, or a schema update while operations of the previous one still run).
+   */
+  readonly #schemas = new WeakMap<GraphQLSchema, LoadedSchema>();
+  /** The schema loaded last: the one of requests that do not name theirs. */
+  #current: LoadedSchema | undefined;
+  #nextId = 0;
   /** The coordinates last named by the warning about lists that weigh nothing. */
   #warnedFreeLists = '';
-  /** The schema given to `load` last. */
-  #loaded: GraphQLSchema | undefined;
 
   constructor(options: PricingOptions<TArgs>) {
     this.#options = options;
@@ -90,30 +104,48 @@ export class OperationPricer<TArgs> {
    * serves it whatever the plugin says. Pricing it with the previous schema's table would make
    * every new field free, so it is priced with the schema's default weights instead (every object
    * 1, every list `defaultListSize`), and the problem is logged as an error.
+   *
+   * Each schema is read once (a server that picks a schema per request loads each as it meets it),
+   * and operations keep the table of the schema they name (`BudgetRequest.schema`).
    */
   load(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: BudgetLogger): void {
-    if (schema === this.#loaded && supergraphSdl === undefined && !this.#gateway) return;
-    this.#gateway = supergraphSdl !== undefined;
+    this.#current = this.#loadedOf(schema, supergraphSdl, logger);
+  }
+
+  #loadedOf(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: BudgetLogger): LoadedSchema {
+    const known = this.#schemas.get(schema);
+    if (known !== undefined && known.supergraphSdl === supergraphSdl) return known;
     const settings =
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
+    let analyzer: CostAnalyzer;
     try {
-      this.#analyzer = createCostAnalyzer(schema, settings);
+      analyzer = createCostAnalyzer(schema, settings);
       this.#warnAboutFreeLists(schema, supergraphSdl, logger);
     } catch (error) {
-      if (this.#analyzer === undefined) throw error;
+      if (this.#current === undefined) throw error;
       logger.error(
         `graphql-budget: the updated schema's cost directives are invalid, so it is priced with default weights ` +
           `until a valid one loads: ${error instanceof Error ? error.message : String(error)}`,
       );
       // printSchema leaves out applied directives: read as annotations, the copy gives every default.
-      this.#analyzer = createCostAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
+      analyzer = createCostAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
     }
-    this.#loaded = schema;
-    this.#cache.clear();
-    const loaded = this.#analyzer;
-    if (!this.#gateway && this.#options.analyzer.estimators === undefined) {
-      instrumentSchema(schema, (field) => loaded.metersField(field));
+    const loaded: LoadedSchema = { analyzer, gateway: supergraphSdl !== undefined, supergraphSdl, id: this.#nextId++ };
+    this.#schemas.set(schema, loaded);
+    if (!loaded.gateway && this.#options.analyzer.estimators === undefined) {
+      instrumentSchema(schema, (field) => analyzer.metersField(field));
     }
+    return loaded;
+  }
+
+  /** The cost table of the schema the request executes against (read now if it was never loaded). */
+  #loadedFor(request: BudgetRequest<TArgs>): LoadedSchema | undefined {
+    const { schema } = request;
+    if (schema === undefined) return this.#current;
+    return (
+      this.#schemas.get(schema) ??
+      (this.#current?.gateway === true ? this.#current : this.#loadedOf(schema, undefined, request.logger))
+    );
   }
 
   /**
@@ -155,7 +187,7 @@ export class OperationPricer<TArgs> {
     const { data, errors } = response;
     // graphql-js returns no `data` only when it ran no resolver: nothing was done.
     if (data === undefined) return { charged: 0, actual: null };
-    const meter = metered?.shared === false ? metered : undefined;
+    const meter = metered;
     const hidden = data === null || (errors !== null && errors.length > 0);
     if (!hidden && meter?.exact === true) {
       const charged = meter.charged();
@@ -173,7 +205,7 @@ export class OperationPricer<TArgs> {
     data: Readonly<Record<string, unknown>> | null,
     errors: BudgetResponse['errors'],
   ): number | undefined {
-    const analyzer = this.#analyzer;
+    const analyzer = this.#loadedFor(request)?.analyzer;
     if (analyzer === undefined) return undefined;
     let cost: CostEstimate;
     try {
@@ -219,18 +251,23 @@ export class OperationPricer<TArgs> {
    * subgraphs), and with `estimators` (which price their own way).
    */
   meter(request: BudgetRequest<TArgs>): MeteredExecution | undefined {
-    const analyzer = this.#analyzer;
+    const loaded = this.#loadedFor(request);
     const { operation } = request;
-    if (analyzer === undefined || this.#gateway || this.#options.analyzer.estimators) return undefined;
-    const meter = analyzer.meter(operation.operation);
+    if (loaded === undefined || loaded.gateway || this.#options.analyzer.estimators) return undefined;
+    const meter = loaded.analyzer.meter(operation.operation);
     // Introspection fields are not metered, and a mutation's root fields cost at least their estimate.
     const exact = meter.exact && operation.operation === 'query' && !selectsIntrospection(request.document, operation);
-    return new MeteredExecution(meter, exact, (cost) => this.chargeOf(cost, request.args));
+    return new MeteredExecution(meter, exact, operation, (cost) => this.chargeOf(cost, request.args));
   }
 
-  /** The schema the operations are priced against (after `load`). */
+  /** The schema loaded last (after `load`). */
   get schema(): GraphQLSchema | undefined {
-    return this.#analyzer?.schema;
+    return this.#current?.analyzer.schema;
+  }
+
+  /** The schema the request's operation is priced against: its own, or the one loaded last. */
+  schemaOf(request: BudgetRequest<TArgs>): GraphQLSchema | undefined {
+    return this.#loadedFor(request)?.analyzer.schema;
   }
 
   /** The `cost` option applied to an estimate of a request, checked. */
@@ -251,7 +288,15 @@ export class OperationPricer<TArgs> {
   }
 
   #estimateCached(request: BudgetRequest<TArgs>): CachedEstimate {
-    const key = estimateCacheKey(request.documentKey, request.operationName, request.operation, request.variables);
+    const loaded = this.#loadedFor(request);
+    if (loaded === undefined) throw new Error('graphql-budget: the schema has not been loaded yet.');
+    const key = estimateCacheKey(
+      loaded.id,
+      request.documentKey,
+      request.operationName,
+      request.operation,
+      request.variables,
+    );
     const cached = key === undefined ? undefined : this.#cache.get(key);
     if (cached !== undefined) return cached;
     const entry = this.#estimateFresh(request, false);
@@ -260,7 +305,7 @@ export class OperationPricer<TArgs> {
   }
 
   #estimateFresh(request: BudgetRequest<TArgs>, breakdown: boolean): CachedEstimate {
-    const analyzer = this.#analyzer;
+    const analyzer = this.#loadedFor(request)?.analyzer;
     if (analyzer === undefined) throw new Error('graphql-budget: the schema has not been loaded yet.');
     try {
       return {

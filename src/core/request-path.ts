@@ -130,9 +130,14 @@ export class RequestPath<TArgs> {
     this.#pricer.load(schema, supergraphSdl, logger);
   }
 
-  /** The schema operations are priced against, once loaded. */
+  /** The schema loaded last. */
   get schema(): GraphQLSchema | undefined {
     return this.#pricer.schema;
+  }
+
+  /** The schema the request's operation is priced against (its own, or the one loaded last). */
+  schemaOf(request: BudgetRequest<TArgs>): GraphQLSchema | undefined {
+    return this.#pricer.schemaOf(request);
   }
 
   /**
@@ -200,7 +205,7 @@ export class RequestPath<TArgs> {
       this.#decider.tooExpensive(budget, request, maximum);
       return;
     }
-    const schema = this.#pricer.schema;
+    const schema = this.#pricer.schemaOf(request);
     if (schema !== undefined) {
       budget.dryRun = dryRunFields(schema, request.document, request.operation, request.variables);
       if (budget.dryRun === undefined) {
@@ -299,7 +304,7 @@ export class RequestPath<TArgs> {
    * not a dry run that runs (refused, or not a dry run), so it executes as usual.
    */
   async dryRun(budget: Budget | undefined, request: BudgetRequest<TArgs>): Promise<ExecutionResult | undefined> {
-    const schema = this.#pricer.schema;
+    const schema = this.#pricer.schemaOf(request);
     if (budget?.dryRun === undefined || budget.rejection !== undefined || schema === undefined) return undefined;
     return executeRateLimitOnly({
       schema,
@@ -321,7 +326,7 @@ export class RequestPath<TArgs> {
     request: BudgetRequest<TArgs>,
     fieldResolver: GraphQLFieldResolver<unknown, unknown> | undefined,
   ): MeteredExecution | undefined {
-    const schema = this.#pricer.schema;
+    const schema = this.#pricer.schemaOf(request);
     if (schema === undefined) return undefined;
     const meter = budget?.priced === true && !budget.skipped ? this.#pricer.meter(request) : undefined;
     meterContext(request.contextValue, this, meter, fieldResolver, schema);

@@ -1,4 +1,4 @@
-import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { BudgetLogger } from './logger.js';
 
 /**
@@ -12,6 +12,11 @@ export interface BudgetRequest<TArgs> {
   readonly args: TArgs;
   readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;
+  /**
+   * The schema the operation executes against: it is priced, metered and settled with this
+   * schema's cost table (undefined: the schema loaded last).
+   */
+  readonly schema: GraphQLSchema | undefined;
   readonly operationName: string | null;
   /** The raw request variables (not yet coerced). */
   readonly variables: Readonly<Record<string, unknown>> | undefined;

@@ -44,10 +44,17 @@ export class Settler<TArgs> {
       const difference = charged === null ? 0 : budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
       const { logger } = request;
-      if (tokensTaken && metered !== undefined && !metered.shared) {
-        metered.settle((amount) => {
-          void this.#owed.take(charge.store, limits, amount, logger);
-        });
+      if (tokensTaken && metered !== undefined) {
+        // Charged `charged`, or its estimate when that cannot be measured (incremental delivery):
+        // the work metered beyond it, now or later, is taken as the meter counts it. An operation
+        // that never executed owes only what resolvers might still start.
+        const executedNothing = response.data === undefined && !response.incremental;
+        metered.settle(
+          (amount) => {
+            void this.#owed.take(charge.store, limits, amount, logger);
+          },
+          executedNothing ? undefined : (charged ?? budget.requested),
+        );
       }
       if (tokensTaken && difference !== 0 && budget.view !== undefined) {
         const after =
@@ -58,7 +65,7 @@ export class Settler<TArgs> {
       }
     }
     // Settled whatever was charged: a later execution with the same context value may take its place.
-    if (metered !== undefined && !metered.settled) metered.settle(() => {});
+    if (metered !== undefined && !metered.settled) metered.settle(() => {}, undefined);
     return { charged, actual, executed, settleMs: performance.now() - started };
   }
 }

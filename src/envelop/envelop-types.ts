@@ -60,7 +60,13 @@ export interface EnvelopBudgetPlugin<TContext> {
         onExecuteDone(payload: {
           readonly result: EnvelopExecutionResult;
           setResult(result: ExecutionResult): void;
-        }): Promise<void>;
+        }): Promise<
+          | {
+              /** Each part of an incremental result: the first carries `extensions.cost`. */
+              onNext(payload: { readonly result: ExecutionResult; setResult(result: ExecutionResult): void }): void;
+            }
+          | undefined
+        >;
       }
     | undefined
   >;

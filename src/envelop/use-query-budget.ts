@@ -88,6 +88,7 @@ export function useQueryBudget<TContext extends object = object>(
       args: { context: contextValue, contextValue, document: args.document, operation, operationName, variables },
       document: args.document,
       operation,
+      schema: args.schema,
       operationName,
       variables,
       documentKey: documentKeyOf(args.document),
@@ -212,21 +213,33 @@ export function useQueryBudget<TContext extends object = object>(
           result: EnvelopExecutionResult;
           setResult(result: ExecutionResult): void;
         }) {
-          if (settled) return;
+          if (settled) return undefined;
           settled = true;
           if (isAsyncIterable(result)) {
-            // Delivered incrementally: not measured, nothing refunded, nothing annotated.
+            // Delivered incrementally: charged its estimate, nothing refunded; what its resolvers do
+            // beyond the estimate is taken as the meter counts it. The first part tells the caller.
             const settlement = await path.settle(
               budget,
               request,
               { incremental: true, data: undefined, errors: null },
               metered,
             );
+            const annotation = path.annotation(budget, settlement);
             path.report(request, budget, settlement);
-            return;
+            if (annotation === undefined) return undefined;
+            const first = annotated({}, request, annotation).extensions;
+            let told = false;
+            return {
+              onNext({ result: part, setResult: setPart }) {
+                if (told) return;
+                told = true;
+                setPart({ ...part, extensions: { ...part.extensions, ...first } });
+              },
+            };
           }
           const response: BudgetResponse = { incremental: false, data: result.data, errors: result.errors ?? null };
           setResult(await finish(budget, request, result, response, metered));
+          return undefined;
         },
       };
     },

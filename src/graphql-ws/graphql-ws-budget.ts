@@ -140,6 +140,7 @@ function requestOf(
     args,
     document: args.document,
     operation,
+    schema: args.schema,
     operationName: operation.name?.value ?? null,
     variables: (args.variableValues ?? undefined) as Readonly<Record<string, unknown>> | undefined,
     documentKey: documentKeyOf(args.document),

@@ -10,13 +10,12 @@
  * Guarantee: an execution that ends in a rejection is settled too, at least at what its resolvers
  * were seen doing.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga, useExecutionCancellation } from 'graphql-yoga';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
+import { listen } from './listen.js';
 
 const typeDefs = `${costDirectivesTypeDefs}
   type Item { id: ID! }
@@ -43,14 +42,7 @@ beforeAll(async () => {
     logging: false,
     plugins: [useExecutionCancellation(), useQueryBudget({ store, policy, identify: () => 'mallory' })],
   });
-  const http = createServer(yoga);
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
-  stop = () =>
-    new Promise<void>((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    });
+  ({ url, stop } = await listen(yoga));
 });
 afterAll(() => stop());
 

@@ -1,11 +1,10 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
+import { listen } from './listen.js';
 
 /**
  * GraphQL Yoga's other ways to send an operation, each priced and charged as a POST is: a GET
@@ -38,14 +37,7 @@ beforeAll(async () => {
       useQueryBudget<{ caller: string }>({ store, policy, identify: ({ context }) => context.caller }),
     ],
   });
-  const http = createServer(yoga);
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
-  stop = () =>
-    new Promise<void>((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    });
+  ({ url, stop } = await listen(yoga));
 });
 afterAll(() => stop());
 

@@ -16,7 +16,7 @@ describe('estimateCacheKey', () => {
       fc.property(fc.constantFrom('a', '__proto__'), json, json, (name, one, two) => {
         fc.pre(JSON.stringify(one) !== JSON.stringify(two));
         const of = (value: unknown) =>
-          estimateCacheKey('h', null, TWO, JSON.parse(`{${JSON.stringify(name)}: ${JSON.stringify(value)}}`));
+          estimateCacheKey(0, 'h', null, TWO, JSON.parse(`{${JSON.stringify(name)}: ${JSON.stringify(value)}}`));
         expect(of(one)).not.toBe(of(two));
       }),
       { numRuns: 300 },
@@ -24,27 +24,27 @@ describe('estimateCacheKey', () => {
   });
 
   it('keys an absent variable apart from an explicit null, and ignores what the operation does not declare', () => {
-    const absent = estimateCacheKey('h', 'Op', TWO, {});
-    expect(estimateCacheKey('h', 'Op', TWO, { a: null })).not.toBe(absent);
-    expect(estimateCacheKey('h', 'Op', TWO, JSON.parse('{"junk": 1, "constructor": 2}'))).toBe(absent);
-    expect(estimateCacheKey('h', 'Op', TWO, null)).toBe(absent);
+    const absent = estimateCacheKey(0, 'h', 'Op', TWO, {});
+    expect(estimateCacheKey(0, 'h', 'Op', TWO, { a: null })).not.toBe(absent);
+    expect(estimateCacheKey(0, 'h', 'Op', TWO, JSON.parse('{"junk": 1, "constructor": 2}'))).toBe(absent);
+    expect(estimateCacheKey(0, 'h', 'Op', TWO, null)).toBe(absent);
   });
 
   it('keys by document, operation name and the declared variables in declaration order', () => {
-    const key = estimateCacheKey('h', 'Op', TWO, JSON.parse('{"__proto__": 2, "a": 1}'));
-    expect(key).toBe('h\u0000Op\u0000=1\u0000=2');
-    expect(estimateCacheKey('h', 'Op', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).toBe(key);
-    expect(estimateCacheKey('g', 'Op', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).not.toBe(key);
-    expect(estimateCacheKey('h', 'Other', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).not.toBe(key);
-    expect(estimateCacheKey('h', null, operation('{ x }'), { a: 1 })).toBe('h\u0000');
+    const key = estimateCacheKey(0, 'h', 'Op', TWO, JSON.parse('{"__proto__": 2, "a": 1}'));
+    expect(key).toBe('0\u0000h\u0000Op\u0000=1\u0000=2');
+    expect(estimateCacheKey(0, 'h', 'Op', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).toBe(key);
+    expect(estimateCacheKey(0, 'g', 'Op', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).not.toBe(key);
+    expect(estimateCacheKey(0, 'h', 'Other', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).not.toBe(key);
+    expect(estimateCacheKey(0, 'h', null, operation('{ x }'), { a: 1 })).toBe('0\u0000h\u0000');
   });
 
   it('leaves out what is not JSON data, or too long to be a key', () => {
-    expect(estimateCacheKey('h', null, TWO, { a: 1n })).toBeUndefined();
+    expect(estimateCacheKey(0, 'h', null, TWO, { a: 1n })).toBeUndefined();
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    expect(estimateCacheKey('h', null, TWO, { a: cycle })).toBeUndefined();
-    expect(estimateCacheKey('h', null, TWO, { a: 'x'.repeat(3000) })).toBeUndefined();
-    expect(estimateCacheKey('h', null, TWO, { a: 'x'.repeat(1000) })).toBeDefined();
+    expect(estimateCacheKey(0, 'h', null, TWO, { a: cycle })).toBeUndefined();
+    expect(estimateCacheKey(0, 'h', null, TWO, { a: 'x'.repeat(3000) })).toBeUndefined();
+    expect(estimateCacheKey(0, 'h', null, TWO, { a: 'x'.repeat(1000) })).toBeDefined();
   });
 });

@@ -1,0 +1,103 @@
+/**
+ * Attack: on a GraphQL Yoga server with a schema per request (Envelop's `useSchemaByContext`, one
+ * schema object per tenant, built from the same SDL), send an operation while another tenant's
+ * cheap one runs on the other schema.
+ *
+ *   tenant a: { things(first: 50) { id heavy } }     (priced 302: heavy weighs 5)
+ *   tenant b: { one { id } }                          (1 ms later, on schema b)
+ *
+ * The budget kept one cost table, reloaded for each schema it saw: tenant a's meter and response
+ * walk ran with schema b's table, which did not know schema a's fields and gave them the default
+ * weights. Tenant a's operations were answered `302/52` and charged 1,290 tokens for 20 of them,
+ * work worth 6,040.
+ *
+ * Guarantee: an operation is priced, metered and settled with the schema it executes against,
+ * whatever other schemas the server executes meanwhile.
+ */
+import { useSchemaByContext } from '@envelop/core';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
+import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
+import { listen } from './listen.js';
+
+const typeDefs = `${costDirectivesTypeDefs}
+  type Thing { id: ID! heavy: Int @cost(weight: "5") }
+  type Query { things(first: Int!): [Thing!] @listSize(slicingArguments: ["first"]) one: Thing }
+`;
+let heavy = 0;
+const resolvers = {
+  Query: {
+    things: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
+    one: () => ({ id: 'one' }),
+  },
+  Thing: {
+    heavy: () => {
+      heavy += 1;
+      return 1;
+    },
+  },
+};
+const tenants = { a: createSchema({ typeDefs, resolvers }), b: createSchema({ typeDefs, resolvers }) };
+
+const store = new MemoryBucketStore();
+const policy = { capacity: 1_000_000, refillPerSecond: 0 };
+let url: string;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const yoga = createYoga({
+    schema: tenants.a,
+    logging: false,
+    plugins: [
+      useSchemaByContext((context) =>
+        (context as { request: Request }).request.headers.get('x-tenant') === 'b' ? tenants.b : tenants.a,
+      ),
+      useQueryBudget<{ request: Request }>({
+        store,
+        policy,
+        // An API-key lookup: the decision waits a little, as a real one does.
+        identify: async ({ context }) => {
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          return context.request.headers.get('x-caller');
+        },
+      }),
+    ],
+  });
+  ({ url, stop } = await listen(yoga));
+});
+afterAll(() => stop());
+
+async function post(query: string, caller: string, tenant: 'a' | 'b') {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-caller': caller, 'x-tenant': tenant },
+    body: JSON.stringify({ query }),
+  });
+  return (await response.json()) as { extensions: { cost: { requestedQueryCost: number; actualQueryCost: number } } };
+}
+const taken = async (caller: string) => policy.capacity - (await store.peek(caller, policy)).remaining;
+
+const EXPENSIVE = '{ things(first: 50) { id heavy } }';
+
+it("charges each tenant's operation by its own schema's weights while another schema executes", async () => {
+  // Query 1, things 1, 50 Things at 1 and their heavy at 5.
+  const alone = await post(EXPENSIVE, 'alone', 'a');
+  expect(alone.extensions.cost).toMatchObject({ requestedQueryCost: 302, actualQueryCost: 302 });
+  heavy = 0;
+  const answers: { requestedQueryCost: number; actualQueryCost: number }[] = [];
+  for (let round = 0; round < 20; round++) {
+    const expensive = post(EXPENSIVE, 'tenant-a', 'a');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const cheap = post('{ one { id } }', 'tenant-b', 'b');
+    answers.push((await expensive).extensions.cost);
+    await cheap;
+  }
+  expect(heavy).toBe(20 * 50);
+  expect(new Set(answers.map((cost) => `${cost.requestedQueryCost}/${cost.actualQueryCost}`))).toEqual(
+    new Set(['302/302']),
+  );
+  expect(await taken('tenant-a')).toBe(20 * 302);
+  // Query 1, one 1, Thing 1.
+  expect(await taken('tenant-b')).toBe(20 * 3);
+});
