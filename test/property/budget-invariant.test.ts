@@ -13,6 +13,8 @@
  *   takes nothing;
  * - otherwise the tokens taken (after every late resolver) cover the price of the work done, and
  *   for a query whose response no error touched they are exactly that price (nothing overcharged);
+ *   a result delivered incrementally (`@defer`, `@stream`, on GraphQL Yoga) takes at least its
+ *   estimate as well (never refunded), and its first part carries `extensions.cost`;
  * - no resolver receives a list size the client chose outside [0, maxListSize];
  * - the same request again costs the same, and the price a server with the estimate cache gives
  *   equals the price a server without one gives (no request hits an entry priced for another).
@@ -24,6 +26,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPairArb, type GeneratedRequest } from './harness/arbitraries.js';
 import type { HarnessVariant } from './harness/library.js';
+import { serverKind } from '../plugin/budget-server.js';
 import { startHarnessServer, type HarnessReply, type HarnessServer } from './harness/server.js';
 
 /** Runs per schema: 500 in `npm test` (each is four requests); `npm run test:fuzz` asks for more. */
@@ -66,6 +69,11 @@ function violation(request: GeneratedRequest, reply: HarnessReply, variant: Harn
     `(requested ${priced?.requestedQueryCost}, actual ${priced?.actualQueryCost}; ` +
     `calls ${JSON.stringify([...work.calls])}, returned ${JSON.stringify([...work.returned])})`;
   if (taken < price) return `took ${taken} tokens for work priced ${price} ${detail()}`;
+  if (reply.incremental) {
+    if (priced === undefined) return 'an incremental result without extensions.cost in its first part';
+    if (taken < priced.requestedQueryCost) return `an incremental result took ${taken}, below its estimate ${detail()}`;
+    return undefined;
+  }
   // Nothing hid any work: the refund leaves exactly its price. Except, as documented, a mutation's
   // root fields keep their estimate, and a union or interface member the response cannot tell
   // apart from another (no __typename, the same keys) is priced as the costliest of them.
@@ -96,6 +104,7 @@ describe.each(['uneven', 'even'] as const)('on the harness schema with %s union 
   }, async () => {
     console.info(`budget invariant (${variant}): ${RUNS} runs, seed ${SEED}`);
     const before = callers;
+    let incremental = 0;
     await fc.assert(
       fc.asyncProperty(requestPairArb, async ([request, other]) => {
         const first = await cached.send(request, nextCaller());
@@ -110,6 +119,7 @@ describe.each(['uneven', 'even'] as const)('on the harness schema with %s union 
         ] as const) {
           const problem = violation(sent, reply, variant);
           if (problem !== undefined) throw new Error(problem);
+          if (reply.incremental) incremental += 1;
         }
         const requested = (reply: HarnessReply) => reply.body.extensions?.cost?.requestedQueryCost;
         if (requested(again) !== requested(first)) {
@@ -124,5 +134,8 @@ describe.each(['uneven', 'even'] as const)('on the harness schema with %s union 
       { numRuns: RUNS, seed: SEED },
     );
     expect(callers - before).toBeGreaterThanOrEqual(4 * RUNS);
+    console.info(`budget invariant (${variant}): ${incremental} results delivered incrementally`);
+    // GraphQL Yoga runs `@defer` and `@stream`: some generated requests must have used them.
+    if (serverKind() === 'yoga') expect(incremental).toBeGreaterThan(RUNS / 50);
   });
 });

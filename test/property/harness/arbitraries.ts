@@ -8,6 +8,8 @@ import { NULLABLE, THROWABLE, type Behaviour } from './library.js';
  * variables), variables whose names and values are hostile on purpose (`__proto__`, `constructor`;
  * negative, huge, fractional, strings where numbers belong, null, input objects with `__proto__`
  * keys), and resolver behaviour (lists shorter and longer than asked, errors, nulls, late answers).
+ * Some lists are asked for with `@stream` and some fragments with `@defer` (incremental delivery:
+ * GraphQL Yoga runs them with `useDeferStream`; Apollo Server on graphql 16 refuses them).
  */
 
 /** A variable an operation may declare: its name, GraphQL type and default. */
@@ -71,6 +73,17 @@ const conditionArb = fc.oneof(
     ),
   },
 );
+/** Directives of a fragment: those of a field, and `@defer` (with or without a condition). */
+const fragmentDirectiveArb = fc.oneof(
+  { weight: 4, arbitrary: conditionArb },
+  { weight: 1, arbitrary: fc.constantFrom('@defer', '@defer(if: $d)') },
+);
+/** What a list field may carry besides its condition: `@stream` now and then. */
+const streamArb = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.constantFrom('@stream(initialCount: 1)', '@stream(initialCount: 0)') },
+);
+
 /** Response keys: none, plain aliases, and aliases that collide with `__typename` or with other fields. */
 const aliasArb = fc.oneof(
   { weight: 7, arbitrary: fc.constant('') },
@@ -78,13 +91,27 @@ const aliasArb = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('__typename: ', 'title: ', 'id: ', 'name: ') },
 );
 
-function field(name: string, args: fc.Arbitrary<string>, body?: fc.Arbitrary<Selection[]>): fc.Arbitrary<Selection> {
+function field(
+  name: string,
+  args: fc.Arbitrary<string>,
+  body?: fc.Arbitrary<Selection[]>,
+  list = false,
+): fc.Arbitrary<Selection> {
   return fc
-    .record({ alias: aliasArb, args, condition: conditionArb, body: body ?? fc.constant(undefined) })
-    .map(({ alias, args: written, condition, body: inner }) => ({
-      kind: 'field' as const,
-      text: `${alias}${name}${written}${condition === '' ? '' : ` ${condition}`}${inner === undefined ? '' : ` { ${print(inner)} }`}`,
-    }));
+    .record({
+      alias: aliasArb,
+      args,
+      condition: conditionArb,
+      stream: list ? streamArb : fc.constant(''),
+      body: body ?? fc.constant(undefined),
+    })
+    .map(({ alias, args: written, condition, stream, body: inner }) => {
+      const directives = [condition, stream].filter((directive) => directive !== '').join(' ');
+      return {
+        kind: 'field' as const,
+        text: `${alias}${name}${written}${directives === '' ? '' : ` ${directives}`}${inner === undefined ? '' : ` { ${print(inner)} }`}`,
+      };
+    });
 }
 
 const none = fc.constant('');
@@ -102,13 +129,13 @@ function selectionsOn(type: string, depth: number): fc.Arbitrary<Selection[]> {
     switch (type) {
       case 'Book':
         choices.push(
-          field('similar', optional(intArgumentArb, 'first'), sub('Book')),
+          field('similar', optional(intArgumentArb, 'first'), sub('Book'), true),
           field('author', none, sub('Author')),
           field('review', fc.constantFrom('(id: "r1")', '(id: "nope")'), leaves('Review')),
         );
         break;
       case 'Author':
-        choices.push(field('books', optional(pageArgumentArb, 'page'), sub('Book')));
+        choices.push(field('books', optional(pageArgumentArb, 'page'), sub('Book'), true));
         break;
       case 'Query':
         choices.push(
@@ -116,6 +143,7 @@ function selectionsOn(type: string, depth: number): fc.Arbitrary<Selection[]> {
             'books',
             requiredIntArgumentArb.map((value) => `(first: ${value})`),
             sub('Book'),
+            true,
           ),
           field('book', fc.constantFrom('(id: "b1")', '(id: "b2")', '(id: "nope")'), sub('Book')),
           field(
@@ -123,7 +151,7 @@ function selectionsOn(type: string, depth: number): fc.Arbitrary<Selection[]> {
             optional(intArgumentArb, 'first'),
             fc.array(field('edges', none, selectionsOnEdge(depth - 1)), { minLength: 1, maxLength: 2 }),
           ),
-          field('search', optional(intArgumentArb, 'first'), abstractSelections(depth - 1)),
+          field('search', optional(intArgumentArb, 'first'), abstractSelections(depth - 1), true),
           field('node', fc.constantFrom('(id: "b1")', '(id: "v1")', '(id: "x")'), abstractSelections(depth - 1)),
           field('everything', none, sub('Book')),
           field(
@@ -175,7 +203,7 @@ function selectionsOnEdge(depth: number): fc.Arbitrary<Selection[]> {
 function abstractSelections(depth: number): fc.Arbitrary<Selection[]> {
   const member = (on: string) =>
     fc
-      .record({ directive: conditionArb, body: depth > 0 ? selectionsOn(on, depth - 1) : leaves(on) })
+      .record({ directive: fragmentDirectiveArb, body: depth > 0 ? selectionsOn(on, depth - 1) : leaves(on) })
       .map(({ directive, body }) => ({ kind: 'inline' as const, on, directive, body }));
   return fc.array(fc.oneof(member('Book'), member('Vendor'), field('__typename', none)), {
     minLength: 1,
@@ -228,7 +256,7 @@ function leaves(type: string): fc.Arbitrary<Selection[]> {
   return fc.array(fc.oneof(...leafFields(type)), { minLength: 1, maxLength: 3 });
 }
 
-const spreadArb: fc.Arbitrary<Selection> = conditionArb.map((directive) => ({ kind: 'spread', directive }));
+const spreadArb: fc.Arbitrary<Selection> = fragmentDirectiveArb.map((directive) => ({ kind: 'spread', directive }));
 
 function print(selections: readonly Selection[]): string {
   return selections

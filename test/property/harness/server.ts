@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerOptions } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { MemoryBucketStore } from '../../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketStore } from '../../../src/bucket/types.js';
@@ -39,6 +40,11 @@ export interface HarnessReply {
   work: Work;
   /** Tokens the caller's bucket lost (after every late resolver and any late charge). */
   taken: number;
+  /**
+   * Whether the result came incrementally (`@defer`, `@stream`: a multipart response); `body` is
+   * then its first part, with the errors of every part.
+   */
+  incremental: boolean;
 }
 
 export interface HarnessServer {
@@ -90,6 +96,7 @@ export async function startHarnessServer(
         method: 'POST',
         headers: {
           'content-type': 'application/json',
+          accept: 'multipart/mixed, application/graphql-response+json, application/json',
           'x-case': id,
           'x-test-user': caller,
           'x-behaviour': JSON.stringify(request.behaviour),
@@ -97,14 +104,16 @@ export async function startHarnessServer(
         // JSON.stringify keeps own `__proto__` keys, as the client sent them.
         body: JSON.stringify({ query: request.operation.text, variables: request.variables }),
       });
-      const body = (await response.json()) as HarnessReply['body'];
+      const incremental = response.headers.get('content-type')?.startsWith('multipart/mixed') === true;
+      const text = await response.text();
+      const body = incremental ? firstPartOf(text) : (JSON.parse(text) as HarnessReply['body']);
       const work = works.get(id) ?? new Work();
       works.delete(id);
       await work.settled();
       // Late charges (work that finished after the response) are settled on later turns.
       for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
       const bucket = await store.peek(caller, HARNESS_POLICY);
-      return { status: response.status, body, work, taken: HARNESS_POLICY.capacity - bucket.remaining };
+      return { status: response.status, body, work, taken: HARNESS_POLICY.capacity - bucket.remaining, incremental };
     },
     stop,
   };
@@ -146,7 +155,10 @@ async function startYoga(
     maskedErrors: false,
     logging: silent,
     context: ({ request }) => contextOf((name) => request.headers.get(name) ?? undefined),
-    plugins: [useQueryBudget<Caller>({ ...(budget as unknown as UseQueryBudgetOptions<Caller>), logger: silent })],
+    plugins: [
+      useDeferStream(),
+      useQueryBudget<Caller>({ ...(budget as unknown as UseQueryBudgetOptions<Caller>), logger: silent }),
+    ],
   });
   const http = createServer(yoga);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -159,4 +171,26 @@ async function startYoga(
         http.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The first part of a multipart (incremental) response, with the errors of every part: the
+ * invariant needs to know whether an error touched the result anywhere.
+ */
+function firstPartOf(text: string): HarnessReply['body'] {
+  const parts = text
+    .split(/\r\n---/)
+    .map((part) => part.slice(part.indexOf('\r\n\r\n') + 4).trim())
+    .filter((part) => part.startsWith('{'))
+    .map((part) => JSON.parse(part) as HarnessReply['body'] & { incremental?: { errors?: unknown[] }[] });
+  const [first, ...rest] = parts;
+  if (first === undefined) throw new Error(`a multipart response without a part: ${text.slice(0, 200)}`);
+  const errors = [
+    ...(first.errors ?? []),
+    ...rest.flatMap((part) => [
+      ...(part.errors ?? []),
+      ...(part.incremental ?? []).flatMap((entry) => (entry.errors ?? []) as { message: string }[]),
+    ]),
+  ];
+  return { ...first, ...(errors.length === 0 ? {} : { errors }) };
 }
