@@ -19,6 +19,10 @@
  * - the same request again costs the same, and the price a server with the estimate cache gives
  *   equals the price a server without one gives (no request hits an entry priced for another).
  *
+ * Over graphql-ws, on a server that keeps one context value per connection, the two requests of a
+ * pair run at once on one connection: together they take at least the price of what their
+ * resolvers did together, and no result is a server fault.
+ *
  * `npm test` runs it with a fixed seed; `npm run test:fuzz` runs a longer search with a random
  * seed (FUZZ_RUNS, FUZZ_SEED), and a failure prints the seed and the shrunk counterexample.
  */
@@ -27,7 +31,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPairArb, type GeneratedRequest } from './harness/arbitraries.js';
 import type { HarnessVariant } from './harness/library.js';
 import { serverKind } from '../plugin/budget-server.js';
-import { startHarnessServer, type HarnessReply, type HarnessServer } from './harness/server.js';
+import {
+  startHarnessServer,
+  startHarnessSocketServer,
+  type HarnessReply,
+  type HarnessServer,
+  type HarnessSocketServer,
+} from './harness/server.js';
 
 /** Runs per schema: 500 in `npm test` (each is four requests); `npm run test:fuzz` asks for more. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
@@ -139,3 +149,47 @@ describe.each(['uneven', 'even'] as const)('on the harness schema with %s union 
     if (serverKind() === 'yoga') expect(incremental).toBeGreaterThan(RUNS / 50);
   });
 });
+
+// graphql-ws involves neither Apollo Server nor Yoga: it runs once, in the apollo project.
+describe.skipIf(serverKind() === 'yoga').each(['uneven', 'even'] as const)(
+  'over graphql-ws, on the harness schema with %s union member weights',
+  (variant) => {
+    let server: HarnessSocketServer;
+    beforeAll(async () => {
+      server = await startHarnessSocketServer(variant);
+    });
+    afterAll(() => server?.stop());
+
+    it('takes at least the price of the work two operations at once on one context value did', {
+      timeout: 600_000,
+    }, async () => {
+      const runs = Math.ceil(RUNS / 2);
+      let together = 0;
+      await fc.assert(
+        // Dry runs (free by design, their own property above) are left out: the work is counted together.
+        fc.asyncProperty(
+          requestPairArb.filter(([request]) => !/\brateLimit\b/.test(request.operation.text)),
+          async (pair) => {
+            const { results, work, taken } = await server.sendTogether(pair, nextCaller());
+            for (const result of results) {
+              const fault = result.errors?.find((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR');
+              if (fault !== undefined) throw new Error(`a server fault: ${fault.message}`);
+            }
+            // The root type is paid once in `Work.price`: a lower bound of two operations' price.
+            const price = work.price(pair[0].operation.root, false, variant);
+            if (taken < price) {
+              throw new Error(
+                `two operations at once took ${taken} tokens for work priced ${price} ` +
+                  `(calls ${JSON.stringify([...work.calls])}, returned ${JSON.stringify([...work.returned])})`,
+              );
+            }
+            if (results.every((result) => result.data !== undefined && result.data !== null)) together += 1;
+          },
+        ),
+        { numRuns: runs, seed: SEED },
+      );
+      console.info(`budget invariant over graphql-ws (${variant}): ${together} of ${runs} pairs both ran`);
+      expect(together).toBeGreaterThan(runs / 10);
+    });
+  },
+);

@@ -3,12 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerOptions } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import type { ExecutionArgs } from 'graphql';
+import { createClient } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
 import { createSchema, createYoga } from 'graphql-yoga';
+import WebSocket, { WebSocketServer } from 'ws';
 import { MemoryBucketStore } from '../../../src/bucket/memory-store.js';
 import type { BucketPolicy, BucketStore } from '../../../src/bucket/types.js';
 import type { QueryBudgetOptions } from '../../../src/apollo/query-budget-plugin.js';
 import { queryBudgetPlugin } from '../../../src/apollo/query-budget-plugin.js';
 import { useQueryBudget, type UseQueryBudgetOptions } from '../../../src/envelop/use-query-budget.js';
+import { graphqlWsBudget } from '../../../src/graphql-ws/graphql-ws-budget.js';
 import { serverKind } from '../../plugin/budget-server.js';
 import type { GeneratedRequest } from './arbitraries.js';
 import {
@@ -193,4 +198,98 @@ function firstPartOf(text: string): HarnessReply['body'] {
     ]),
   ];
   return { ...first, ...(errors.length === 0 ? {} : { errors }) };
+}
+
+/** What two operations sent at once on one graphql-ws connection got, and what their resolvers did together. */
+export interface HarnessSocketReply {
+  results: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] }[];
+  /** Both operations' work: they share the connection's one context value. */
+  work: Work;
+  /** Tokens the caller's bucket lost (after every late resolver and any late charge). */
+  taken: number;
+}
+
+export interface HarnessSocketServer {
+  /** Sends both requests at once on one new connection, as `caller`, with the first's resolver behaviour. */
+  sendTogether(requests: readonly GeneratedRequest[], caller: string): Promise<HarnessSocketReply>;
+  stop(): Promise<void>;
+}
+
+/**
+ * graphql-ws with `graphqlWsBudget`, whose context function keeps one context value per
+ * connection (`ctx.extra`), as a server that memoises its context does: every operation on a
+ * connection shares it, and its `Work`.
+ */
+export async function startHarnessSocketServer(variant: HarnessVariant): Promise<HarnessSocketServer> {
+  const store = new MemoryBucketStore();
+  const schema = createSchema({ typeDefs: harnessTypeDefs(variant), resolvers: harnessResolvers() as never });
+  const http = createServer();
+  const sockets = new WebSocketServer({ server: http });
+  const contexts = new Map<string, Caller>();
+  const disposable = useServer(
+    {
+      schema,
+      context: (ctx) => {
+        const extra = ctx.extra as { context?: Caller };
+        if (extra.context === undefined) {
+          const { caller, behaviour } = ctx.connectionParams as { caller: string; behaviour: Behaviour };
+          extra.context = { work: new Work(), behaviour, caller };
+          contexts.set(caller, extra.context);
+        }
+        return extra.context;
+      },
+      ...graphqlWsBudget({
+        store,
+        policy: HARNESS_POLICY,
+        identify: ({ contextValue }: ExecutionArgs) => (contextValue as Caller).caller,
+      }),
+    },
+    sockets,
+  );
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  return {
+    async sendTogether(requests, caller) {
+      const behaviour = requests[0]?.behaviour ?? CALM;
+      const client = createClient({
+        url,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: { caller, behaviour },
+      });
+      try {
+        const results = await Promise.all(
+          requests.map(
+            (request) =>
+              new Promise<HarnessSocketReply['results'][number]>((resolve) => {
+                let last: HarnessSocketReply['results'][number] = {};
+                client.subscribe(
+                  { query: request.operation.text, variables: request.variables },
+                  {
+                    next: (value) => {
+                      last = value as typeof last;
+                    },
+                    // A socket-level error (variables that fail validation): a list of GraphQL errors.
+                    error: (error) => resolve({ errors: Array.isArray(error) ? error : [{ message: String(error) }] }),
+                    complete: () => resolve(last),
+                  },
+                );
+              }),
+          ),
+        );
+        const work = contexts.get(caller)?.work ?? new Work();
+        contexts.delete(caller);
+        await work.settled();
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        const bucket = await store.peek(caller, HARNESS_POLICY);
+        return { results, work, taken: HARNESS_POLICY.capacity - bucket.remaining };
+      } finally {
+        await client.dispose();
+      }
+    },
+    async stop() {
+      await disposable.dispose();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
 }
