@@ -27,6 +27,7 @@ const apolloOnly = [
   'test/security/failing-subscribe-refund.test.ts',
   'test/security/hostile-documents-grow-heap.test.ts',
   'test/security/inline-analyzer-options-leak.test.ts',
+  'test/security/late-work-charged-to-next-operation.test.ts',
   'test/security/shared-context-hides-work.test.ts',
   'test/security/subscription-event-hides-work.test.ts',
   'test/security/subscription-outlives-budget.test.ts',

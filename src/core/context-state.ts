@@ -2,17 +2,9 @@ import { processGlobal } from '../process-global.js';
 
 /** What the request path keeps for one execution's context value. */
 export interface ContextState {
-  /**
-   * The meters of the executions running with this context value, who registered each, and whether
-   * another execution of the same owner runs with it too (`contested`).
-   */
-  readonly meters: { readonly owner: object; readonly meter: unknown; contested: boolean }[];
-  /**
-   * On a context value several executions share: the meter each execution's resolvers were found to
-   * belong to, by the execution's coerced variables object (graphql-js makes one per execution).
-   */
-  claims: WeakMap<object, unknown[]> | undefined;
-  /** The meter registered last while another was running, until its execution's first resolvers claim it. */
+  /** The meters of the executions metered with this context value, and who registered each. */
+  readonly meters: { readonly owner: object; readonly meter: unknown }[];
+  /** The meter registered last beside others, until its execution's first resolvers claim it. */
   fresh: unknown;
   /** The server's own resolver for fields without one (graphql-js `fieldResolver`), when it has one. */
   fieldResolver: unknown;
@@ -49,7 +41,6 @@ export function contextState(contextValue: object): ContextState {
   if (found !== undefined) return found;
   const state: ContextState = {
     meters: [],
-    claims: undefined,
     fresh: undefined,
     fieldResolver: undefined,
     reading: undefined,

@@ -22,13 +22,14 @@ const WRAPPED = Symbol.for('graphql-budget.metered-field');
 
 /**
  * Instruments the schema's fields whose calls a meter counts (`counts`): each such field's
- * resolver is wrapped, in place, by one that reports the call to the meters registered for the
- * execution's context value (`meterContext`) and counts the values it resolves to as execution
- * completes them (`meterValues`: promises followed, every item of a list counted as it settles,
- * other iterables read once). A field is wrapped once whoever asks again; where no meter is
- * registered the wrapper only calls the resolver. Fields without a resolver of their own are
- * resolved as the server would: with its `fieldResolver` (registered with the context, or last
- * seen for the schema), else graphql-js's default.
+ * resolver is wrapped, in place, by one that reports the call to the meter of its execution among
+ * those registered for the context value (`meterContext`) and counts the values it resolves to as
+ * execution completes them (`meterValues`: promises followed, every item of a list counted as it
+ * settles, other iterables read once). A field is wrapped once whoever asks again, and a resolver
+ * that is already a wrapper (a schema copied from an instrumented one, `mapSchema`) is not wrapped
+ * again; where no meter is registered the wrapper only calls the resolver. Fields without a resolver
+ * of their own are resolved as the server would: with its `fieldResolver` (registered with the
+ * context, or last seen for the schema), else graphql-js's default.
  *
  * This is what Apollo Server does for its `willResolveField` hook, without its per-call overhead on
  * fields that weigh nothing, and with list items counted one by one: a hook told only of the list
@@ -38,28 +39,43 @@ export function instrumentSchema(schema: GraphQLSchema, counts: (field: AnyField
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      if (!(WRAPPED in field) && counts(field)) wrap(field);
+      if (!(WRAPPED in field) && !isWrapper(field.resolve) && counts(field)) wrap(field);
     }
   }
 }
 
+function isWrapper(resolve: Resolver | undefined): boolean {
+  return resolve !== undefined && WRAPPED in resolve;
+}
+
+/**
+ * The resolver call a wrapper is making, while it makes it: a wrapper that the call reaches again
+ * (a resolver that wraps an instrumented one, copied into another schema) only calls through, as
+ * the outer one counts the call.
+ */
+let calling: GraphQLResolveInfo | undefined;
+
 function wrap(field: AnyField): void {
   const own = field.resolve;
-  field.resolve = (source, args, contextValue, info) => {
+  const wrapper: Resolver = (source, args, contextValue, info) => {
     const entry = typeof contextValue === 'object' && contextValue !== null ? contextStateOf(contextValue) : undefined;
     const resolve =
       own ?? (entry?.fieldResolver as Resolver | undefined) ?? fieldResolvers.get(info.schema) ?? defaultFieldResolver;
-    if (entry === undefined || entry.meters.length === 0) return resolve(source, args, contextValue, info);
+    if (entry === undefined || entry.meters.length === 0 || calling === info) {
+      return resolve(source, args, contextValue, info);
+    }
     const registered = entry.meters as Registered[];
-    const only = registered.length === 1 && !(registered[0] as Registered).contested ? registered[0] : undefined;
+    const execution: unknown = info.variableValues;
+    const only = registered.length === 1 ? (registered[0] as Registered).meter : undefined;
     let values: ResolvedValues | undefined;
     let counter: ValueCounter | undefined;
     let more: [ResolvedValues, ValueCounter][] | undefined;
-    if (only !== undefined) {
+    if (only !== undefined && (only.execution === execution || only.execution === undefined)) {
       // One execution metered with this context value (the common case): nothing to tell apart.
-      values = only.meter.resolving(info, args);
-      counter = only.meter;
-    } else
+      only.execution = execution;
+      values = only.resolving(info, args);
+      counter = only;
+    } else {
       for (const meter of metersOf(entry, registered, info)) {
         const counted = meter.resolving(info, args);
         if (counted === undefined) continue;
@@ -71,7 +87,15 @@ function wrap(field: AnyField): void {
           more.push([counted, meter]);
         }
       }
-    const result = resolve(source, args, contextValue, info);
+    }
+    const outer = calling;
+    calling = info;
+    let result: unknown;
+    try {
+      result = resolve(source, args, contextValue, info);
+    } finally {
+      calling = outer;
+    }
     if (values === undefined) return result;
     if (more === undefined) return meterValues(result, values, counter as ValueCounter);
     // Several meters count this call (several budgets, each with its own weights): each counts the same values.
@@ -82,66 +106,97 @@ function wrap(field: AnyField): void {
       },
     });
   };
+  Object.defineProperty(wrapper, WRAPPED, { value: true });
+  field.resolve = wrapper;
   Object.defineProperty(field, WRAPPED, { value: true });
 }
 
-type Registered = { readonly owner: object; readonly meter: MeteredExecution; contested: boolean };
+type Registered = { readonly owner: object; readonly meter: MeteredExecution };
+
+/** Settled executions of one budget kept registered with a context value, for their late resolvers. */
+const KEPT_SETTLED = 16;
 
 /**
- * The meters a resolver call of a context value shared by several executions counts for: each
- * uncontested one (one execution per budget), and for each budget running several executions with
- * it, the meter of the call's own execution. An execution is told by its coerced variables object
- * (graphql-js makes one per execution, `info.variableValues`): the first call of one claims a meter
- * of its operation that no execution claimed yet, the newest one first while its execution starts
- * (its first resolvers run before anything else can). When no single meter can be told apart, each
- * candidate counts the call: an operation may then pay for another's work, never less than its own.
+ * The meters a resolver call counts for, on a context value several executions share (a graphql-ws
+ * connection's, when the server keeps one): for each budget, the meter of the call's own
+ * execution. An execution is told by its coerced variables object (graphql-js makes one per
+ * execution, `info.variableValues`), which its meter learns at the execution's first metered call:
+ * the newest meter's while its execution starts (its first resolvers run before anything else
+ * can), or else the one meter of the call's operation that has no execution yet. A call of a
+ * settled execution (a resolver an error's null did not stop) is its meter's, charged late. When no
+ * single meter can be told apart, each candidate counts the call: an operation may then pay for
+ * another's work, never less than its own.
  */
 function metersOf(entry: ContextState, registered: Registered[], info: GraphQLResolveInfo): MeteredExecution[] {
-  const meters: MeteredExecution[] = [];
-  const contested: Registered[] = [];
-  for (const candidate of registered) {
-    if (candidate.contested) contested.push(candidate);
-    else meters.push(candidate.meter);
-  }
-  if (contested.length === 0) return meters;
   const execution: unknown = info.variableValues;
-  const key = typeof execution === 'object' && execution !== null ? execution : undefined;
-  entry.claims ??= new WeakMap();
-  const claims = entry.claims;
-  const claimed = key === undefined ? undefined : (claims.get(key) as Registered[] | undefined);
-  for (const owner of new Set(contested.map((candidate) => candidate.owner))) {
-    const known = claimed?.find((claim) => claim.owner === owner);
+  const meters: MeteredExecution[] = [];
+  for (const owner of new Set(registered.map((candidate) => candidate.owner))) {
+    const group = registered.filter((candidate) => candidate.owner === owner).map((candidate) => candidate.meter);
+    const known = group.find((meter) => meter.execution === execution);
     if (known !== undefined) {
-      meters.push(known.meter);
+      meters.push(known);
       continue;
     }
-    const group = contested.filter((candidate) => candidate.owner === owner);
-    const fresh = group.find(
-      (candidate) => candidate.meter === entry.fresh && candidate.meter.operation === info.operation,
-    );
-    const open = group.filter((candidate) => !candidate.meter.claimed && candidate.meter.operation === info.operation);
-    const claim = fresh ?? (open.length === 1 ? open[0] : undefined);
-    if (claim === undefined || key === undefined) {
-      const same = group.filter((candidate) => candidate.meter.operation === info.operation);
-      for (const candidate of open.length > 0 ? open : same.length > 0 ? same : group) meters.push(candidate.meter);
+    const open = group.filter((meter) => meter.execution === undefined && !meter.settled);
+    const same = open.filter((meter) => meter.operation === info.operation);
+    const fitting = same.length > 1 ? same.filter((meter) => variablesFit(meter.variables, execution)) : same;
+    const claim =
+      same.find((meter) => meter === entry.fresh) ??
+      (fitting.length === 1 ? fitting[0] : same.length === 0 && open.length === 1 ? open[0] : undefined);
+    if (claim !== undefined) {
+      claim.execution = execution;
+      if (entry.fresh === claim) entry.fresh = undefined;
+      meters.push(claim);
       continue;
     }
-    claim.meter.claimed = true;
-    if (entry.fresh === claim.meter) entry.fresh = undefined;
-    if (claimed === undefined) claims.set(key, [claim]);
-    else claimed.push(claim);
-    meters.push(claim.meter);
+    const candidates = same.length > 0 ? same : open.length > 0 ? open : group.slice(-1);
+    meters.push(...candidates);
   }
   return meters;
 }
 
 /**
+ * Whether an execution's coerced variables can be those of a request's raw ones: each variable the
+ * request gives has the same JSON value (one it leaves out took its default). A custom scalar or
+ * an enum may coerce to another value: such a request then fits no execution, and the call is
+ * counted by every candidate.
+ */
+function variablesFit(raw: Readonly<Record<string, unknown>> | undefined, coerced: unknown): boolean {
+  if (typeof coerced !== 'object' || coerced === null) return false;
+  for (const name of Object.keys(coerced)) {
+    if (
+      raw !== undefined &&
+      Object.hasOwn(raw, name) &&
+      !sameValue(raw[name], (coerced as Record<string, unknown>)[name], 0)
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameValue(raw: unknown, coerced: unknown, depth: number): boolean {
+  if (raw === coerced) return true;
+  if (depth > 8 || typeof raw !== 'object' || typeof coerced !== 'object' || raw === null || coerced === null) {
+    return false;
+  }
+  if (Array.isArray(coerced)) {
+    const items = Array.isArray(raw) ? raw : [raw];
+    return items.length === coerced.length && coerced.every((item, index) => sameValue(items[index], item, depth + 1));
+  }
+  const rawObject = raw as Record<string, unknown>;
+  return Object.keys(coerced).every(
+    (name) =>
+      !Object.hasOwn(rawObject, name) ||
+      sameValue(rawObject[name], (coerced as Record<string, unknown>)[name], depth + 1),
+  );
+}
+
+/**
  * Registers the execution about to run with `contextValue`: its meter (undefined when it is not
- * metered) and the server's `fieldResolver` for it. `owner` is the budget registering it. An
- * execution of the same budget that has settled gives its place up (the previous event of a
- * subscription: resolvers of it still running are counted by the newer one); one still running
- * keeps it, and both are then `contested`: each resolver call is counted for its own execution
- * (`metersOf`).
+ * metered) and the server's `fieldResolver` for it. `owner` is the budget registering it. Meters
+ * of the same budget stay registered beside it, settled ones too (the last `KEPT_SETTLED`), so that
+ * each resolver call is counted for its own execution (`metersOf`).
  */
 export function meterContext(
   contextValue: object,
@@ -155,19 +210,13 @@ export function meterContext(
   if (fieldResolver !== undefined) entry.fieldResolver = fieldResolver;
   if (meter === undefined) return;
   const meters = entry.meters as Registered[];
-  let running = false;
+  let settled = 0;
   for (let index = meters.length - 1; index >= 0; index--) {
     const registered = meters[index] as Registered;
-    if (registered.owner !== owner) continue;
-    if (registered.meter.settled) {
-      meters.splice(index, 1);
-    } else {
-      registered.contested = true;
-      running = true;
-    }
+    if (registered.owner === owner && registered.meter.settled && ++settled >= KEPT_SETTLED) meters.splice(index, 1);
   }
-  meters.push({ owner, meter, contested: running });
-  if (running) {
+  meters.push({ owner, meter });
+  if (meters.length > 1) {
     entry.fresh = meter;
     queueMicrotask(() => {
       if (entry.fresh === meter) entry.fresh = undefined;

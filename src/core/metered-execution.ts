@@ -18,8 +18,13 @@ export class MeteredExecution implements ValueCounter {
   readonly exact: boolean;
   /** The operation executed: what tells this execution's resolvers from another's on a shared context value. */
   readonly operation: OperationDefinitionNode;
-  /** Whether an execution's resolvers were found to be this meter's (field-meter.ts, on a shared context value). */
-  claimed = false;
+  /** The request's raw variables: what tells apart executions of one operation on a shared context value. */
+  readonly variables: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The execution's coerced variables object, learned at its first metered call: what tells its
+   * resolver calls from another execution's on a shared context value (field-meter.ts).
+   */
+  execution: unknown;
   readonly #charge: (cost: CostEstimate) => number;
   #settled: number | undefined;
   #late: ((amount: number) => void) | undefined;
@@ -29,11 +34,13 @@ export class MeteredExecution implements ValueCounter {
     meter: OperationMeter,
     exact: boolean,
     operation: OperationDefinitionNode,
+    variables: Readonly<Record<string, unknown>> | undefined,
     charge: (cost: CostEstimate) => number,
   ) {
     this.#meter = meter;
     this.exact = exact;
     this.operation = operation;
+    this.variables = variables;
     this.#charge = charge;
   }
 

@@ -257,7 +257,9 @@ export class OperationPricer<TArgs> {
     const meter = loaded.analyzer.meter(operation.operation);
     // Introspection fields are not metered, and a mutation's root fields cost at least their estimate.
     const exact = meter.exact && operation.operation === 'query' && !selectsIntrospection(request.document, operation);
-    return new MeteredExecution(meter, exact, operation, (cost) => this.chargeOf(cost, request.args));
+    return new MeteredExecution(meter, exact, operation, request.variables, (cost) =>
+      this.chargeOf(cost, request.args),
+    );
   }
 
   /** The schema loaded last (after `load`). */

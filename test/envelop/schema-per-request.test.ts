@@ -11,10 +11,16 @@
  * weights. Tenant a's operations were answered `302/52` and charged 1,290 tokens for 20 of them,
  * work worth 6,040.
  *
+ * A tenant's schema copied from one the budget had already instrumented (`mapSchema`, or
+ * `new GraphQLSchema(schema.toConfig())`) carried the instrumented resolvers, which were wrapped
+ * again: every call counted twice, 243 tokens for work worth 122, and more with each generation.
+ *
  * Guarantee: an operation is priced, metered and settled with the schema it executes against,
- * whatever other schemas the server executes meanwhile.
+ * whatever other schemas the server executes meanwhile, and each resolver call is counted once.
  */
 import { useSchemaByContext } from '@envelop/core';
+import { mapSchema } from '@graphql-tools/utils';
+import type { GraphQLSchema } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
@@ -39,7 +45,10 @@ const resolvers = {
     },
   },
 };
-const tenants = { a: createSchema({ typeDefs, resolvers }), b: createSchema({ typeDefs, resolvers }) };
+const tenants: Record<string, GraphQLSchema> = {
+  a: createSchema({ typeDefs, resolvers }),
+  b: createSchema({ typeDefs, resolvers }),
+};
 
 const store = new MemoryBucketStore();
 const policy = { capacity: 1_000_000, refillPerSecond: 0 };
@@ -50,8 +59,8 @@ beforeAll(async () => {
     schema: tenants.a,
     logging: false,
     plugins: [
-      useSchemaByContext((context) =>
-        (context as { request: Request }).request.headers.get('x-tenant') === 'b' ? tenants.b : tenants.a,
+      useSchemaByContext(
+        (context) => tenants[(context as { request: Request }).request.headers.get('x-tenant') ?? 'a'] ?? tenants.a,
       ),
       useQueryBudget<{ request: Request }>({
         store,
@@ -68,7 +77,7 @@ beforeAll(async () => {
 });
 afterAll(() => stop());
 
-async function post(query: string, caller: string, tenant: 'a' | 'b') {
+async function post(query: string, caller: string, tenant: string) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-caller': caller, 'x-tenant': tenant },
@@ -100,4 +109,21 @@ it("charges each tenant's operation by its own schema's weights while another sc
   expect(await taken('tenant-a')).toBe(20 * 302);
   // Query 1, one 1, Thing 1.
   expect(await taken('tenant-b')).toBe(20 * 3);
+});
+
+it('counts each call once on a schema copied from an instrumented one, however many generations deep', async () => {
+  // Schema a has served operations: its resolvers are instrumented. Each copy carries them.
+  await post(EXPENSIVE, 'warm', 'a');
+  let base: GraphQLSchema = tenants.a as GraphQLSchema;
+  for (let generation = 1; generation <= 3; generation++) {
+    // New type and field objects, with the resolvers of the schema copied (instrumented ones).
+    base = mapSchema(base);
+    tenants[`copy${generation}`] = base;
+    heavy = 0;
+    const caller = `copy-${generation}`;
+    const answer = await post(EXPENSIVE, caller, `copy${generation}`);
+    expect(heavy).toBe(50);
+    expect(answer.extensions.cost).toMatchObject({ requestedQueryCost: 302, actualQueryCost: 302 });
+    expect(await taken(caller)).toBe(302);
+  }
 });

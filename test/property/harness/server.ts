@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerOptions } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { useSchemaByContext } from '@envelop/core';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { ExecutionArgs } from 'graphql';
 import { createClient } from 'graphql-ws';
@@ -63,7 +64,7 @@ type Caller = HarnessContext & { caller: string };
 
 /**
  * A real server over HTTP with the budget on the harness schema: Apollo Server 5 and its plugin,
- * or GraphQL Yoga 5 and the Envelop plugin (`BUDGET_SERVER=yoga`). Each request names its caller
+ * or GraphQL Yoga 5 and the Envelop plugin (`BUDGET_SERVER=yoga`; a schema per request, of two). Each request names its caller
  * (`x-test-user`) and its resolver behaviour (`x-behaviour`); the context carries a fresh `Work`
  * record, handed back with the reply.
  */
@@ -80,7 +81,11 @@ export async function startHarnessServer(
     return { work, behaviour: behaviour ?? CALM, caller: String(header('x-test-user')) };
   };
   const budget = {
-    identify: ({ contextValue }: { contextValue: Caller }) => contextValue.caller,
+    // As an API-key lookup does, the decision waits a little: the two requests of a case interleave.
+    identify: async ({ contextValue }: { contextValue: Caller }) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return contextValue.caller;
+    },
     policy: HARNESS_POLICY,
     // As in production: outside it, a query of introspection alone (`{ __typename }`) is free by
     // choice (introspectionOnlyIsFree), the one exemption from the invariant; test/plugin/introspection.test.ts.
@@ -155,12 +160,20 @@ async function startYoga(
   contextOf: (header: (name: string) => string | undefined) => Caller,
 ): Promise<Started> {
   const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+  // Two schema objects of one SDL, as a server with a schema per tenant has: requests alternate
+  // between them (by case number), so that operations of both run at once.
+  const schemas = [0, 1].map(() =>
+    createSchema({ typeDefs: harnessTypeDefs(variant), resolvers: harnessResolvers() as never }),
+  );
   const yoga = createYoga<Record<string, unknown>, Caller>({
-    schema: createSchema({ typeDefs: harnessTypeDefs(variant), resolvers: harnessResolvers() as never }),
+    schema: schemas[0] as never,
     maskedErrors: false,
     logging: silent,
     context: ({ request }) => contextOf((name) => request.headers.get(name) ?? undefined),
     plugins: [
+      useSchemaByContext(
+        (context) => schemas[Number((context as { request: Request }).request.headers.get('x-case')) % 2],
+      ),
       useDeferStream(),
       useQueryBudget<Caller>({ ...(budget as unknown as UseQueryBudgetOptions<Caller>), logger: silent }),
     ],
