@@ -56,7 +56,24 @@ function isWrapper(resolve: Resolver | undefined): boolean {
 let calling: GraphQLResolveInfo | undefined;
 
 function wrap(field: AnyField): void {
-  const own = field.resolve;
+  const wrapper = wrapperOf(field.resolve);
+  // A resolver assigned to the field later (a hot reload that updates resolvers in place) is
+  // wrapped in its turn: the field's `resolve` is always an instrumented one.
+  let current: Resolver = wrapper;
+  Object.defineProperty(field, 'resolve', {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (next: Resolver | undefined) => {
+      if (next !== undefined && isWrapper(next)) current = next;
+      else current = wrapperOf(next);
+    },
+  });
+  Object.defineProperty(field, WRAPPED, { value: true });
+}
+
+/** An instrumented resolver calling `own` (or the server's field resolver, when the field has none). */
+function wrapperOf(own: Resolver | undefined): Resolver {
   const wrapper: Resolver = (source, args, contextValue, info) => {
     const entry = typeof contextValue === 'object' && contextValue !== null ? contextStateOf(contextValue) : undefined;
     const resolve =
@@ -107,8 +124,7 @@ function wrap(field: AnyField): void {
     });
   };
   Object.defineProperty(wrapper, WRAPPED, { value: true });
-  field.resolve = wrapper;
-  Object.defineProperty(field, WRAPPED, { value: true });
+  return wrapper;
 }
 
 type Registered = { readonly owner: object; readonly meter: MeteredExecution };

@@ -173,7 +173,8 @@ export class OperationPricer<TArgs> {
    * and its actual cost (`actual`; null when nothing was measured).
    *
    * Where no error touched the response and the execution's meter is exact (`MeteredExecution`),
-   * the meter's count is the charge. Otherwise the response is walked (`CostAnalyzer.actual`:
+   * the meter's count is the charge when it is at least the estimate; below it, the charge is at
+   * least what the response walk finds. Otherwise the response is walked (`CostAnalyzer.actual`:
    * real list lengths, runtime types, work an error hid at its estimate), and where an error may
    * hide work the charge is at least what the meter saw the resolvers do.
    */
@@ -191,7 +192,13 @@ export class OperationPricer<TArgs> {
     const hidden = data === null || (errors !== null && errors.length > 0);
     if (!hidden && meter?.exact === true) {
       const charged = meter.charged();
-      return { charged, actual: charged };
+      // Below the estimate (a refund), the meter alone is not trusted: resolvers it could not see
+      // (run with a copy of the context value, or put in place of an instrumented one) are in the
+      // response, so the charge is at least what the response shows.
+      if (charged >= requested) return { charged, actual: charged };
+      const walked = this.#walk(request, data, errors);
+      const settled = walked === undefined ? requested : Math.max(walked, charged);
+      return { charged: settled, actual: settled };
     }
     const walked = this.#walk(request, data, errors);
     if (walked === undefined) return { charged: requested, actual: null };
