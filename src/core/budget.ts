@@ -2,22 +2,15 @@ import type { FieldNode, GraphQLError } from 'graphql';
 import type { FieldCostBreakdown } from '../cost/types.js';
 import type { BucketsView } from './charge.js';
 import type { Charge } from './guarded-store.js';
-import type { ResolvedLimit } from './limits.js';
-import type { BudgetMode, CostResult } from './outcomes.js';
+import type { RequestInputs } from './inputs.js';
+import type { CostResult } from './outcomes.js';
 
-/** What the plugin decided for one operation, kept from `didResolveOperation` until its response is sent. */
-export interface Budget {
-  /** `skip` said so: not charged, only reported. */
-  skipped: boolean;
-  /** The caller's key; null when skipped. */
-  key: string | null;
-  /** The buckets it is charged against, the caller's own first; empty when skipped. */
-  limits: ResolvedLimit[];
-  /** Whether the policy was a list of limits (then `extensions.cost.budgets` lists them all). */
-  listed: boolean;
-  mode: BudgetMode;
-  /** Whether the response carries `extensions.cost` and the RateLimit headers. */
-  expose: boolean;
+/**
+ * What the plugin decided for one operation, kept from `didResolveOperation` until its response is
+ * sent: who pays, under which policy and mode (the inputs; `expose` is false when skipped), and
+ * what was priced, charged and decided.
+ */
+export interface Budget extends RequestInputs {
   /** Tokens charged up front. */
   requested: number;
   /** Whether the operation was priced (false when the cost engine could not). */

@@ -21,14 +21,10 @@ export async function executeWithBudget<TArgs>(
   request: BudgetRequest<TArgs>,
   args: ExecutionArgs,
 ): Promise<ExecutionResult> {
-  path.load(args.schema, undefined, request.logger);
-  let budget: Budget;
-  try {
-    budget = await path.decide(request);
-  } catch (error) {
-    const refusal = path.faultOf(error, request);
-    return refusal === undefined ? execute(args) : { errors: [refusal] };
-  }
+  const decided = await path.decideOn(args.schema, request);
+  if (decided.budget === undefined)
+    return decided.faulted === undefined ? execute(args) : { errors: [decided.faulted] };
+  const { budget } = decided;
   const refusal = path.refusal(budget, request);
   if (refusal !== undefined) return finish(path, request, budget, { errors: [refusal] }, NOT_EXECUTED, undefined);
   const dryRun = await path.dryRun(budget, request);

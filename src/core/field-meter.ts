@@ -39,7 +39,7 @@ export function instrumentSchema(schema: GraphQLSchema, counts: (field: AnyField
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      if (!(WRAPPED in field) && !isWrapper(field.resolve) && counts(field)) wrap(field);
+      if (!isWrapper(field.resolve) && counts(field)) wrap(field);
     }
   }
 }
@@ -69,7 +69,6 @@ function wrap(field: AnyField): void {
       else current = wrapperOf(next);
     },
   });
-  Object.defineProperty(field, WRAPPED, { value: true });
 }
 
 /** An instrumented resolver calling `own` (or the server's field resolver, when the field has none). */

@@ -269,11 +269,6 @@ export class OperationPricer<TArgs> {
     );
   }
 
-  /** The schema loaded last (after `load`). */
-  get schema(): GraphQLSchema | undefined {
-    return this.#current?.analyzer.schema;
-  }
-
   /** The schema the request's operation is priced against: its own, or the one loaded last. */
   schemaOf(request: BudgetRequest<TArgs>): GraphQLSchema | undefined {
     return this.#loadedFor(request)?.analyzer.schema;

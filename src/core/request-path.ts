@@ -130,11 +130,6 @@ export class RequestPath<TArgs> {
     this.#pricer.load(schema, supergraphSdl, logger);
   }
 
-  /** The schema loaded last. */
-  get schema(): GraphQLSchema | undefined {
-    return this.#pricer.schema;
-  }
-
   /** The schema the request's operation is priced against (its own, or the one loaded last). */
   schemaOf(request: BudgetRequest<TArgs>): GraphQLSchema | undefined {
     return this.#pricer.schemaOf(request);
@@ -269,6 +264,23 @@ export class RequestPath<TArgs> {
     this.#decider.charged(next, request, charged);
     next.decideMs = performance.now() - started;
     return next;
+  }
+
+  /**
+   * Loads the schema the request executes against and decides (steps 1 to 4), for an adapter whose
+   * server hands it the schema with each operation. A fault of user code comes back as `faulted`
+   * with the error to return (see `faultOf`), or with none: the operation then runs undecided.
+   */
+  async decideOn(
+    schema: GraphQLSchema,
+    request: BudgetRequest<TArgs>,
+  ): Promise<{ budget: Budget } | { budget: undefined; faulted: GraphQLError | undefined }> {
+    this.load(schema, undefined, request.logger);
+    try {
+      return { budget: await this.decide(request) };
+    } catch (error) {
+      return { budget: undefined, faulted: this.faultOf(error, request) };
+    }
   }
 
   /**

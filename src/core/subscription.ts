@@ -32,15 +32,10 @@ export async function subscribeWithBudget<TArgs>(
   request: BudgetRequest<TArgs>,
   args: ExecutionArgs,
 ): Promise<BudgetedSubscription> {
-  path.load(args.schema, undefined, request.logger);
-  let budget: Budget;
-  try {
-    budget = await path.decide(request);
-  } catch (error) {
-    const refusal = path.faultOf(error, request);
-    if (refusal !== undefined) return { errors: [refusal] };
-    return subscribe(args);
-  }
+  const decided = await path.decideOn(args.schema, request);
+  if (decided.budget === undefined)
+    return decided.faulted === undefined ? subscribe(args) : { errors: [decided.faulted] };
+  const { budget } = decided;
   const refusal = path.refusal(budget, request);
   path.report(request, budget, refusal === undefined ? subscribed(budget) : NOT_EXECUTED);
   if (refusal !== undefined) return { errors: [refusal] };

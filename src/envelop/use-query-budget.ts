@@ -107,6 +107,15 @@ export function useQueryBudget<TContext extends object = object>(
    */
   const pendingHeaders = new WeakMap<object, Map<string, string>>();
 
+  /** The annotation's header fields, kept until the request's response is written (`onResponse`). */
+  function pendHeaders(request: BudgetRequest<EnvelopBudgetRequest<TContext>>, annotation: BudgetAnnotation): void {
+    const httpRequest = fetchRequestOf(request.contextValue);
+    if (httpRequest === undefined || annotation.headers.length === 0) return;
+    const headers = pendingHeaders.get(httpRequest) ?? new Map<string, string>();
+    for (const [name, value] of annotation.headers) headers.set(name, value);
+    pendingHeaders.set(httpRequest, headers);
+  }
+
   /** The result with what the caller is told about their budget (its headers wait for the response). */
   function annotated(
     result: ExecutionResult,
@@ -114,12 +123,7 @@ export function useQueryBudget<TContext extends object = object>(
     annotation: BudgetAnnotation | undefined,
   ): ExecutionResult {
     if (annotation === undefined) return result;
-    const httpRequest = fetchRequestOf(request.contextValue);
-    if (httpRequest !== undefined && annotation.headers.length > 0) {
-      const headers = pendingHeaders.get(httpRequest) ?? new Map<string, string>();
-      for (const [name, value] of annotation.headers) headers.set(name, value);
-      pendingHeaders.set(httpRequest, headers);
-    }
+    pendHeaders(request, annotation);
     return { ...result, extensions: { ...result.extensions, cost: annotation.cost } };
   }
 
@@ -163,16 +167,13 @@ export function useQueryBudget<TContext extends object = object>(
       if (operation === null || operation === undefined || typeof context !== 'object' || context === null)
         return undefined;
       path.start(logger);
-      path.load(args.schema, undefined, logger);
       const request = requestOf(args, operation);
-      let budget: Budget;
-      try {
-        budget = await path.decide(request);
-      } catch (error) {
-        const refusal = path.faultOf(error, request);
-        if (refusal !== undefined) setResultAndStopExecution({ errors: [refusal] });
+      const decided = await path.decideOn(args.schema, request);
+      if (decided.budget === undefined) {
+        if (decided.faulted !== undefined) setResultAndStopExecution({ errors: [decided.faulted] });
         return undefined;
       }
+      const { budget } = decided;
       const refusal = path.refusal(budget, request);
       if (refusal !== undefined) {
         // Not executed: settled as nothing done, annotated (the 429 says what is left), reported.
@@ -227,13 +228,13 @@ export function useQueryBudget<TContext extends object = object>(
             const annotation = path.annotation(budget, settlement);
             path.report(request, budget, settlement);
             if (annotation === undefined) return undefined;
-            const first = annotated({}, request, annotation).extensions;
+            pendHeaders(request, annotation);
             let told = false;
             return {
               onNext({ result: part, setResult: setPart }) {
                 if (told) return;
                 told = true;
-                setPart({ ...part, extensions: { ...part.extensions, ...first } });
+                setPart({ ...part, extensions: { ...part.extensions, cost: annotation.cost } });
               },
             };
           }

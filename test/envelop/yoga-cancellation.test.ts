@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
-import { listen } from './listen.js';
+import { listen } from '../support/listen.js';
 
 const typeDefs = `${costDirectivesTypeDefs}
   type Item { id: ID! }

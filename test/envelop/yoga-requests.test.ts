@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
-import { listen } from './listen.js';
+import { listen } from '../support/listen.js';
 
 /**
  * GraphQL Yoga's other ways to send an operation, each priced and charged as a POST is: a GET

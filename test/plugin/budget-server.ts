@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
+import { listen } from '../support/listen.js';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { QueryBudgetOptions } from '../../src/apollo/query-budget-plugin.js';
@@ -205,17 +204,7 @@ async function startYoga(
         : []),
     ],
   });
-  const http = createServer(yoga);
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/graphql`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return listen(yoga);
 }
 
 /** A Redis client for tests: fails fast instead of queueing while Redis is down. */

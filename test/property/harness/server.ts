@@ -15,6 +15,7 @@ import type { QueryBudgetOptions } from '../../../src/apollo/query-budget-plugin
 import { queryBudgetPlugin } from '../../../src/apollo/query-budget-plugin.js';
 import { useQueryBudget, type UseQueryBudgetOptions } from '../../../src/envelop/use-query-budget.js';
 import { graphqlWsBudget } from '../../../src/graphql-ws/graphql-ws-budget.js';
+import { listen } from '../../support/listen.js';
 import { serverKind } from '../../plugin/budget-server.js';
 import type { GeneratedRequest } from './arbitraries.js';
 import {
@@ -178,17 +179,7 @@ async function startYoga(
       useQueryBudget<Caller>({ ...(budget as unknown as UseQueryBudgetOptions<Caller>), logger: silent }),
     ],
   });
-  const http = createServer(yoga);
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/graphql`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return listen(yoga);
 }
 
 /**
