@@ -23,21 +23,47 @@ const elsewhere = processGlobal('context-states', () => new WeakMap<object, Cont
  * context, in the same young-generation collection. A `WeakMap` keyed by every request's context
  * would hold each request's state until a full collection, and make every scavenge walk it. A
  * context that takes no property (frozen) is kept in one all the same.
+ *
+ * Read here, a context value that inherits from one with a state (`Object.create(context)`, as an
+ * executor that extends the context per execution makes) has that state, unless it has its own.
  */
 export function contextStateOf(contextValue: object): ContextState | undefined {
-  let own: ContextState | undefined;
+  let found: ContextState | undefined;
   try {
-    own = (contextValue as { [STATE]?: ContextState })[STATE];
-    if (own !== undefined && !Object.hasOwn(contextValue, STATE)) own = undefined;
+    found = (contextValue as { [STATE]?: ContextState })[STATE];
   } catch {
     // A Proxy whose traps throw for names it does not know.
   }
-  return own ?? elsewhere.get(contextValue);
+  return found ?? elsewhere.get(contextValue) ?? inheritedElsewhere(contextValue);
 }
 
-/** The state of a context value, made on first use. */
+/** The state kept aside for the context value's prototype (a frozen context extended by `Object.create`). */
+function inheritedElsewhere(contextValue: object): ContextState | undefined {
+  try {
+    const prototype: unknown = Object.getPrototypeOf(contextValue);
+    return typeof prototype === 'object' && prototype !== null ? elsewhere.get(prototype) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The context value's own state (never one it inherits). */
+function ownStateOf(contextValue: object): ContextState | undefined {
+  try {
+    if (Object.hasOwn(contextValue, STATE)) return (contextValue as { [STATE]?: ContextState })[STATE];
+  } catch {
+    // A Proxy whose traps throw.
+  }
+  return elsewhere.get(contextValue);
+}
+
+/**
+ * The state of a context value, its own, made on first use: an execution registered with a
+ * context value that inherits from another's (each operation of a GraphQL Yoga batch) has a state
+ * of its own.
+ */
 export function contextState(contextValue: object): ContextState {
-  const found = contextStateOf(contextValue);
+  const found = ownStateOf(contextValue);
   if (found !== undefined) return found;
   const state: ContextState = {
     meters: [],
@@ -60,7 +86,7 @@ function keptOn(contextValue: object, state: ContextState): boolean {
         enumerable: false,
         writable: false,
       }) &&
-      contextStateOf(contextValue) === state
+      ownStateOf(contextValue) === state
     );
   } catch {
     return false;

@@ -39,13 +39,19 @@ export function instrumentSchema(schema: GraphQLSchema, counts: (field: AnyField
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      if (!isWrapper(field.resolve) && counts(field)) wrap(field);
+      if (!isInstrumented(field) && counts(field)) instrument(field);
     }
   }
 }
 
 function isWrapper(resolve: Resolver | undefined): boolean {
   return resolve !== undefined && WRAPPED in resolve;
+}
+
+/** Whether the field's `resolve` is this library's accessor (a copied field has a wrapper as plain value). */
+function isInstrumented(field: AnyField): boolean {
+  const getter = Object.getOwnPropertyDescriptor(field, 'resolve')?.get;
+  return getter !== undefined && WRAPPED in getter;
 }
 
 /**
@@ -55,18 +61,24 @@ function isWrapper(resolve: Resolver | undefined): boolean {
  */
 let calling: GraphQLResolveInfo | undefined;
 
-function wrap(field: AnyField): void {
-  const wrapper = wrapperOf(field.resolve);
-  // A resolver assigned to the field later (a hot reload that updates resolvers in place) is
-  // wrapped in its turn: the field's `resolve` is always an instrumented one.
-  let current: Resolver = wrapper;
+/**
+ * Makes the field's `resolve` an accessor that always holds an instrumented resolver: the one it
+ * has (wrapped, unless a copied schema brought a wrapper along), and any assigned later (a hot
+ * reload that updates resolvers in place) wrapped in its turn. It cannot be redefined: a resolver
+ * defined over it would run unmetered, so `Object.defineProperty` throws instead.
+ */
+function instrument(field: AnyField): void {
+  const wrappedOf = (resolve: Resolver | undefined): Resolver =>
+    isWrapper(resolve) ? (resolve as Resolver) : wrapperOf(resolve);
+  let current = wrappedOf(field.resolve);
+  const get = () => current;
+  Object.defineProperty(get, WRAPPED, { value: true });
   Object.defineProperty(field, 'resolve', {
-    configurable: true,
+    configurable: false,
     enumerable: true,
-    get: () => current,
+    get,
     set: (next: Resolver | undefined) => {
-      if (next !== undefined && isWrapper(next)) current = next;
-      else current = wrapperOf(next);
+      current = wrappedOf(next);
     },
   });
 }
@@ -88,7 +100,7 @@ function wrapperOf(own: Resolver | undefined): Resolver {
     let more: [ResolvedValues, ValueCounter][] | undefined;
     if (only !== undefined && (only.execution === execution || only.execution === undefined)) {
       // One execution metered with this context value (the common case): nothing to tell apart.
-      only.execution = execution;
+      if (only.execution === undefined) claim(execution, only, firstOwner(registered));
       values = only.resolving(info, args);
       counter = only;
     } else {
@@ -128,6 +140,40 @@ function wrapperOf(own: Resolver | undefined): Resolver {
 
 type Registered = { readonly owner: object; readonly meter: MeteredExecution };
 
+const firstOwner = (registered: Registered[]): object => (registered[0] as Registered).owner;
+
+/**
+ * The meters that claimed an execution, by budget, kept on its coerced variables object itself (not
+ * enumerable; it dies with the execution): a late call of an execution whose meter the context
+ * value no longer lists still finds it.
+ */
+const CLAIMS = Symbol.for('graphql-budget.execution-meters');
+
+function claimsOf(execution: unknown): Registered[] | undefined {
+  if (typeof execution !== 'object' || execution === null) return undefined;
+  try {
+    return (execution as { [CLAIMS]?: Registered[] })[CLAIMS];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The execution's first metered call: the meter learns its execution, and the execution its meter. */
+function claim(execution: unknown, meter: MeteredExecution, by: object): void {
+  meter.execution = execution;
+  if (typeof execution !== 'object' || execution === null) return;
+  const claims = claimsOf(execution);
+  if (claims !== undefined) {
+    claims.push({ owner: by, meter });
+    return;
+  }
+  try {
+    Reflect.defineProperty(execution, CLAIMS, { value: [{ owner: by, meter }], configurable: true });
+  } catch {
+    // A variables object that takes no property: the meter is found among those the context lists.
+  }
+}
+
 /** Settled executions of one budget kept registered with a context value, for their late resolvers. */
 const KEPT_SETTLED = 16;
 
@@ -145,9 +191,12 @@ const KEPT_SETTLED = 16;
 function metersOf(entry: ContextState, registered: Registered[], info: GraphQLResolveInfo): MeteredExecution[] {
   const execution: unknown = info.variableValues;
   const meters: MeteredExecution[] = [];
+  const claimed = claimsOf(execution);
   for (const owner of new Set(registered.map((candidate) => candidate.owner))) {
     const group = registered.filter((candidate) => candidate.owner === owner).map((candidate) => candidate.meter);
-    const known = group.find((meter) => meter.execution === execution);
+    const known =
+      claimed?.find((candidate) => candidate.owner === owner)?.meter ??
+      group.find((meter) => meter.execution === execution);
     if (known !== undefined) {
       meters.push(known);
       continue;
@@ -155,13 +204,13 @@ function metersOf(entry: ContextState, registered: Registered[], info: GraphQLRe
     const open = group.filter((meter) => meter.execution === undefined && !meter.settled);
     const same = open.filter((meter) => meter.operation === info.operation);
     const fitting = same.length > 1 ? same.filter((meter) => variablesFit(meter.variables, execution)) : same;
-    const claim =
+    const found =
       same.find((meter) => meter === entry.fresh) ??
       (fitting.length === 1 ? fitting[0] : same.length === 0 && open.length === 1 ? open[0] : undefined);
-    if (claim !== undefined) {
-      claim.execution = execution;
-      if (entry.fresh === claim) entry.fresh = undefined;
-      meters.push(claim);
+    if (found !== undefined) {
+      claim(execution, found, owner);
+      if (entry.fresh === found) entry.fresh = undefined;
+      meters.push(found);
       continue;
     }
     const candidates = same.length > 0 ? same : open.length > 0 ? open : group.slice(-1);

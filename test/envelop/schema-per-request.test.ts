@@ -20,7 +20,7 @@
  */
 import { useSchemaByContext } from '@envelop/core';
 import { mapSchema } from '@graphql-tools/utils';
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
@@ -126,4 +126,25 @@ it('counts each call once on a schema copied from an instrumented one, however m
     expect(answer.extensions.cost).toMatchObject({ requestedQueryCost: 302, actualQueryCost: 302 });
     expect(await taken(caller)).toBe(302);
   }
+});
+
+it('meters a resolver assigned to a copied schema after the copy served operations', async () => {
+  const copy = mapSchema(tenants.a as GraphQLSchema);
+  // Before it serves: a list 8 times longer than priced, so the meter's count is above the estimate.
+  (copy.getType('Query') as GraphQLObjectType).getFields().things!.resolve = () =>
+    Array.from({ length: 400 }, (_, id) => ({ id }));
+  tenants.later = copy;
+  // The operation 1, things 1, 400 Things at 1 and their heavy at 5.
+  const price = 2 + 400 * 6;
+  expect((await post(EXPENSIVE, 'later-before', 'later')).extensions.cost.actualQueryCost).toBe(price);
+  // A hot reload of the copy, in place.
+  (copy.getType('Thing') as GraphQLObjectType).getFields().heavy!.resolve = () => {
+    heavy += 1;
+    return 2;
+  };
+  heavy = 0;
+  const answer = await post(EXPENSIVE, 'later-after', 'later');
+  expect(heavy).toBe(400);
+  expect(answer.extensions.cost).toMatchObject({ requestedQueryCost: 302, actualQueryCost: price });
+  expect(await taken('later-after')).toBe(price);
 });

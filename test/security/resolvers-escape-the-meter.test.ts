@@ -13,9 +13,15 @@
  * no meter; with no error in the response the meter's count was trusted as the whole charge: 1
  * token for work worth 1,602, or 802.
  *
+ * Then: a resolver put in place with `Object.defineProperty` instead of an assignment, and a
+ * context value that inherits from the budget's (`Object.create`) beside an error that hides a
+ * list longer than priced, still escaped the meter: 52 tokens for 253, 7 for 52.
+ *
  * Guarantee: a charge below the estimate is never taken from the meter alone: the response is
  * walked and the charge is at least what it shows. A resolver assigned to an instrumented field
- * is instrumented in its turn.
+ * is instrumented in its turn, and one defined over it is refused. An execution whose context
+ * value inherits from the one the budget saw is metered. (One run with a plain copy of the context
+ * value is outside the model: docs/security.md.)
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
@@ -26,7 +32,7 @@ import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { serverKind, startBudgetServer, type BudgetServer, type TestContext } from '../plugin/budget-server.js';
 
 const typeDefs = `${costDirectivesTypeDefs}
-type Thing { id: ID! heavy: Int @cost(weight: "5") child: Thing }
+type Thing { id: ID! heavy: Int @cost(weight: "5") child: Thing boom(at: ID!): String! }
 type Query { many(n: Int!): [Thing!] }
 `;
 let heavy = 0;
@@ -38,6 +44,10 @@ const resolvers = {
       return 1;
     },
     child: ({ id }: { id: string }) => ({ id: `${id}-child` }),
+    boom: ({ id }: { id: string }, { at }: { at: string }) => {
+      if (id === at) throw new Error('boom');
+      return 'ok';
+    },
   },
 };
 // The operation 1, many 1, 200 Things at 1 and their heavy at 5, 200 child calls at 1 and their Things at 1.
@@ -60,9 +70,9 @@ const copies: Plugin<TestContext> = {
     served = schema;
   },
   onExecute({ args, executeFn, setExecuteFn }) {
-    const { user } = args.contextValue;
-    if (user !== 'spread' && user !== 'proto') return;
-    const copy = user === 'proto' ? Object.create(args.contextValue) : { ...args.contextValue };
+    const user = args.contextValue.user ?? '';
+    if (!user.startsWith('spread') && !user.startsWith('proto')) return;
+    const copy = user.startsWith('proto') ? Object.create(args.contextValue) : { ...args.contextValue };
     setExecuteFn((executeArgs) => executeFn({ ...executeArgs, contextValue: copy }));
   },
 };
@@ -96,6 +106,18 @@ it.runIf(serverKind() === 'yoga')(
   },
 );
 
+it.runIf(serverKind() === 'yoga')(
+  'meters an execution whose context value inherits from the one the budget saw, an error hiding its list',
+  async () => {
+    heavy = 0;
+    const reply = await server.post('{ many(n: 50) { id heavy boom(at: "49") } }', { user: 'proto-hidden' });
+    expect(reply.body.data).toEqual({ many: null });
+    expect(heavy).toBe(50);
+    // The operation 1, many 1, 50 Things at 1 and their heavy at 5.
+    expect(await taken('proto-hidden')).toBeGreaterThanOrEqual(2 + 50 * 6);
+  },
+);
+
 it('charges the work of resolvers replaced in place after the server started', async () => {
   // Only `spread` and `proto` run with a copy: this one runs with the context value the budget saw.
   expect((await server.post(QUERY, { user: 'before' })).status).toBe(200);
@@ -114,4 +136,14 @@ it('charges the work of resolvers replaced in place after the server started', a
   expect(reply.status).toBe(200);
   expect(heavy).toBe(200);
   expect(await taken('after')).toBe(PRICE);
+});
+
+it('refuses a resolver defined over an instrumented one, rather than running it unmetered', async () => {
+  if (served === undefined) throw new Error('the server handed no schema to its plugins');
+  const field = (served.getType('Thing') as GraphQLObjectType).getFields().heavy!;
+  expect(() => Object.defineProperty(field, 'resolve', { value: () => 3 })).toThrow(TypeError);
+  heavy = 0;
+  expect((await server.post(QUERY, { user: 'defined' })).status).toBe(200);
+  expect(heavy).toBe(200);
+  expect(await taken('defined')).toBe(PRICE);
 });
