@@ -30,7 +30,7 @@ export type {
   CostAnalyzer,
   CostAnalyzerOptions,
   CostEstimate,
-  CostModel,
+  CostModelName,
   CostRequest,
   EstimateCostOptions,
   EstimateRequest,

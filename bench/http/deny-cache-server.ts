@@ -67,8 +67,7 @@ async function main(): Promise<void> {
         identify: ({ contextValue }) => contextValue.caller,
         policy: ({ contextValue }) => (contextValue.caller === 'abuser' ? ABUSER_POLICY : UNLIMITED_POLICY),
         onStoreError: 'deny',
-        storeTimeoutMs: 1000,
-        denyCacheMaxEntries: cache === 'off' ? 0 : 10_000,
+        tuning: { storeTimeoutMs: 1000, denyCacheMaxEntries: cache === 'off' ? 0 : 10_000 },
       }),
     ],
   });

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
         // Every measured request must really be charged: a store failure is a 503 (counted and
         // reported), never a silent pass, and a busy machine gets 1 s before that happens.
         onStoreError: 'deny',
-        storeTimeoutMs: 1000,
+        tuning: { storeTimeoutMs: 1000 },
         metrics: variant !== 'plugin-memory-metrics-off',
       }),
     );

@@ -31,7 +31,7 @@ export async function startApolloServer(store: BucketStore | undefined): Promise
               identify: ({ contextValue }) => contextValue.caller,
               policy: UNLIMITED_POLICY,
               onStoreError: 'deny',
-              storeTimeoutMs: 1000,
+              tuning: { storeTimeoutMs: 1000 },
             }),
           ],
   });

@@ -29,7 +29,7 @@ export async function startYogaServer(store: BucketStore | undefined): Promise<I
               identify: ({ contextValue }) => contextValue.caller,
               policy: UNLIMITED_POLICY,
               onStoreError: 'deny',
-              storeTimeoutMs: 1000,
+              tuning: { storeTimeoutMs: 1000 },
             }),
           ],
   });

@@ -82,7 +82,7 @@ export interface ApolloRequestContext<TContext> {
   readonly response: { readonly http: ApolloHead; readonly body?: ApolloResponseBody | undefined };
 }
 
-/** The request context once the operation is resolved (`didResolveOperation`, `executionDidStart`). */
+/** The request context once the operation is resolved (`didResolveOperation`). */
 export type ApolloOperationContext<TContext> = ApolloRequestContext<TContext> & {
   readonly document: DocumentNode;
   readonly queryHash: string;
@@ -106,7 +106,6 @@ export interface ApolloRequestListener<TContext> {
   responseForOperation<THead extends ApolloHead>(
     requestContext: ApolloRequestContext<TContext> & { readonly response: { readonly http: THead } },
   ): Promise<ApolloResponse<THead> | null>;
-  executionDidStart(): Promise<{ willResolveField(params: { readonly contextValue: unknown }): void } | undefined>;
   willSendResponse(requestContext: ApolloResponseContext<TContext>): Promise<void>;
 }
 

@@ -2,8 +2,7 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graph
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
 import { defaultChargedCost } from '../cost/analyzer.js';
 import { AnalyzerCache } from './analyzer-cache.js';
-import { checkKnownOptions } from './known-options.js';
-import { queryBudgetDefaults } from './options.js';
+import { checkKnownOptions } from '../known-options.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
 import { rateLimitedError, tooExpensiveError } from './errors.js';
 
@@ -67,11 +66,7 @@ const OPTION_NAMES = {
 
 export async function chargeOperation(options: ChargeOperationOptions): Promise<ChargedOperation> {
   checkKnownOptions('chargeOperation', options, Object.keys(OPTION_NAMES));
-  const analyzer = analyzers.analyzerOf(options.schema, {
-    maxListSize: queryBudgetDefaults.maxListSize,
-    introspectionListSizes: 'schema',
-    ...options.analyzer,
-  });
+  const analyzer = analyzers.analyzerOf(options.schema, options.analyzer ?? {});
   const estimate = analyzer.estimate({
     document: options.document,
     operation: options.operation,

@@ -1,11 +1,12 @@
 import type { BucketPolicy, BucketStore } from '../bucket/types.js';
-import type { CostEstimate } from '../cost/types.js';
-import type { CostAnalyzerOptions, CostModel } from '../cost/analyzer.js';
+import type { CostAnalyzerOptions, CostEstimate, CostModelName } from '../cost/types.js';
+import { engineDefaults, engineSettings } from '../cost/engine-options.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { BudgetDecision } from './decision-event.js';
 import { redisClientKind } from '../bucket/redis-client.js';
 import { checkPolicy } from '../bucket/validate.js';
-import { checkKnownOptions } from './known-options.js';
+import { checkKnownOptions } from '../known-options.js';
+import { describeValue as describe, requireNumber } from '../option-values.js';
 import { resolveLimits, type BudgetLimit } from './limits.js';
 import type { BudgetMode, StoreErrorPolicy } from './outcomes.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
@@ -102,7 +103,7 @@ export interface BudgetOptions<TArgs> {
    * `estimators`. See docs/cost-model.md.
    * @default 'ibm'
    */
-  costModel?: CostModel;
+  costModel?: CostModelName;
   /**
    * Size assumed for a list field without `@listSize` or slicing argument (cost engine option).
    * @default 10
@@ -123,37 +124,43 @@ export interface BudgetOptions<TArgs> {
   maxListSize?: number;
   /**
    * Work cap of the cost engine: selections visited after fragment expansion. A larger operation is
-   * rejected with HTTP 400 and the cost engine's code `COST_ANALYSIS_LIMIT`.
+   * rejected with HTTP 400 and the cost engine's code `COST_ANALYSIS_LIMIT`. The response walk
+   * after execution has no such cap: it counts every item a response holds.
    * @default 10000
    */
   maxNodes?: number;
   /**
-   * Whether introspection (`__schema`, `__type` and everything below them) costs nothing, in every
-   * operation. `__typename` is always free. Off by default: nested introspection
-   * (`__schema { types { fields { type { fields … } } } }`) is then priced like any other selection
-   * (default weights, each introspection list at the schema's real size: its number of types, the
-   * most fields of one type, …), so it cannot be used to make the server work for free. Turning it
-   * on is unsafe wherever introspection is enabled.
+   * Whether the schema is refused when one of its lists is priced at `defaultListSize` for want of
+   * a bound (no slicing argument, no `assumedSize`, no enclosing `sizedFields`: the lint rule
+   * `list-without-list-size`): the server then fails to start, naming each such field. Where every
+   * list is bounded by something the schema says, a list an error hides is charged at the size
+   * its resolver was asked for (see docs/security.md, "What the budget guarantees").
    * @default false
    */
-  introspectionIsFree?: boolean;
+  strictListSizes?: boolean;
   /**
-   * Whether a query that selects nothing but introspection (`__schema`, `__type`,
-   * `__typename`, as schema tools send: Apollo Sandbox, GraphiQL, graphql-codegen) is charged
-   * nothing. On where Apollo Server enables introspection by default, outside production: then
-   * those tools work whatever the caller's budget, while introspection beside other fields is still
-   * priced. In production it is priced by the schema's real sizes; turn this on there only if your
-   * callers may introspect for free.
-   * @default `process.env.NODE_ENV !== 'production'`, read when the plugin is built (as Apollo Server does)
+   * What introspection (`__schema`, `__type` and everything below them) costs. `__typename` is
+   * always free.
+   *
+   * - `'free-when-alone'`: a query that selects nothing but introspection (as schema tools send:
+   *   Apollo Sandbox, GraphiQL, graphql-codegen) is charged nothing, up to
+   *   `tuning.freeIntrospectionLimit` per caller; introspection beside other fields is priced.
+   * - `'priced'`: priced like any other selection, each introspection list at the schema's real
+   *   size (its number of types, the most fields of one type, …), so nested introspection
+   *   (`__schema { types { fields { type { fields … } } } }`) cannot make the server work for free.
+   * - `'free'`: never charged, in any operation. Unsafe wherever introspection is enabled.
+   *
+   * @default `'free-when-alone'`, or `'priced'` when `process.env.NODE_ENV` is `'production'`
+   * (read when the plugin is built, as Apollo Server decides whether introspection is enabled)
    */
-  introspectionOnlyIsFree?: boolean;
+  introspection?: 'priced' | 'free-when-alone' | 'free';
   /**
    * graphql-query-complexity estimators used instead of the `@cost` / `@listSize` directives.
    * @default undefined (the directives)
    */
   estimators?: CostAnalyzerOptions['estimators'];
   /**
-   * What happens when the store errors or misses `storeTimeoutMs`: `'local'` charges an in-process
+   * What happens when the store errors or misses `tuning.storeTimeoutMs`: `'local'` charges an in-process
    * `MemoryBucketStore` with the same policy meanwhile (each process enforces the budget on its own,
    * so over an outage of T seconds at worst N processes × (capacity + refillPerSecond × T), and it
    * adds no latency); `'deny'` rejects the operation with
@@ -163,20 +170,6 @@ export interface BudgetOptions<TArgs> {
    * @default 'local'
    */
   onStoreError?: StoreErrorPolicy;
-  /**
-   * Deadline of each store call (ms). The store rejects a call that misses it, and a command that
-   * reaches Redis later has no effect, so a late answer never charges.
-   * @default 50
-   */
-  storeTimeoutMs?: number;
-  /**
-   * When to stop calling a failing store and when to probe it again. The plugin keeps one breaker
-   * per partition of the store (`BucketStore.partitionOf`; for a `RedisBucketStore` over a Cluster,
-   * the master serving the key's slot), so a failing Cluster master stops only the calls for the
-   * buckets it holds. A store without partitions has one breaker.
-   * @default { failureThreshold: 3, cooldownMs: 500 }
-   */
-  circuitBreaker?: CircuitBreakerOptions;
   /**
    * Whether responses carry `extensions.cost` and the `RateLimit` / `RateLimit-Policy` headers.
    * `Retry-After` is always sent with a 429 or 503.
@@ -212,7 +205,7 @@ export interface BudgetOptions<TArgs> {
   policyName?: string;
   /**
    * Who may ask for the per-field cost breakdown (`extensions.cost.fields`) by sending the
-   * `debugHeader` set to `fields`. Off by default: the breakdown reveals the schema's weights,
+   * `tuning.debugHeader` set to `fields`. Off by default: the breakdown reveals the schema's weights,
    * is computed afresh for every such request (the estimate cache is bypassed) and is long for a
    * large operation. Turn it on for trusted callers only, e.g.
    * `({ contextValue }) => contextValue.user?.isStaff === true`. Needs `exposeCost`. At most
@@ -220,6 +213,48 @@ export interface BudgetOptions<TArgs> {
    * @default false
    */
   fieldBreakdown?: boolean | ((request: TArgs) => boolean);
+  /**
+   * Called once per operation the plugin decided on, after its response is handed to the HTTP layer,
+   * with what was decided (`BudgetDecision`: the caller's key, policy, requested and actual cost,
+   * result, tokens left, retry time, mode, what the store did, the time the plugin added). A hook
+   * that throws, rejects or is slow never changes or delays a response; its errors are logged
+   * once per burst (at most one line per 10 s, with the count of the others).
+   * @default undefined
+   */
+  onDecision?: (decision: BudgetDecision) => void | Promise<void>;
+  /**
+   * OpenTelemetry metrics through `@opentelemetry/api` (an optional peer: without it, or without an
+   * SDK registered, nothing is recorded and nothing is paid). `false` turns them off;
+   * `{ operationName: true }` adds the `graphql.operation.name` attribute. Clients choose operation
+   * names, so it is bounded: only operations that were priced and admitted carry it, with the first
+   * `maxOperationNames` (default 100) distinct names of at most 64 characters; any other name is
+   * recorded as `'(other)'`.
+   * @default true (metrics on, without the operation name)
+   */
+  metrics?: boolean | { operationName?: boolean; maxOperationNames?: number };
+  /**
+   * Knobs that rarely need turning: the store's deadline and circuit breakers, the caches' sizes,
+   * the local limits of dry runs and free introspection, the debug header's name.
+   */
+  tuning?: BudgetTuning;
+}
+
+/** The `tuning` option of every server's budget: each knob has a default that suits most servers. */
+export interface BudgetTuning {
+  /**
+   * Deadline of each store call (ms). The store rejects a call that misses it, and a command that
+   * reaches Redis later has no effect, so a late answer never charges.
+   * @default 50
+   */
+  storeTimeoutMs?: number;
+  /**
+   * When to stop calling a failing store and when to probe it again. The plugin keeps one breaker
+   * per partition of the store (`BucketStore.partitionOf`; for a `RedisBucketStore` over a Cluster,
+   * the master serving the key's slot), so a failing Cluster master stops only the calls for the
+   * buckets it holds. A store without partitions has one breaker.
+   * @default { failureThreshold: 3, cooldownMs: 500 }
+   */
+  circuitBreaker?: CircuitBreakerOptions;
   /**
    * Request header that, set to `fields`, asks for the per-field cost breakdown (see
    * `fieldBreakdown`). Lower case.
@@ -254,7 +289,7 @@ export interface BudgetOptions<TArgs> {
    */
   dryRunLimit?: BucketPolicy | false;
   /**
-   * The local limit of each caller's free introspection (`introspectionOnlyIsFree`), in this
+   * The local limit of each caller's free introspection (`introspection: 'free-when-alone'`), in this
    * process: schema tools introspect when they load and now and then after, and an operation of
    * introspection alone is not free for anyone who sends it without end (nested introspection makes
    * the server work hard, 0.4 MB and tens of ms of CPU for one operation on a schema of 40 types).
@@ -264,25 +299,6 @@ export interface BudgetOptions<TArgs> {
    * @default { capacity: 10, refillPerSecond: 1 }
    */
   freeIntrospectionLimit?: BucketPolicy | false;
-  /**
-   * Called once per operation the plugin decided on, after its response is handed to the HTTP layer,
-   * with what was decided (`BudgetDecision`: the caller's key, policy, requested and actual cost,
-   * result, tokens left, retry time, mode, what the store did, the time the plugin added). A hook
-   * that throws, rejects or is slow never changes or delays a response; its errors are logged
-   * once per burst (at most one line per 10 s, with the count of the others).
-   * @default undefined
-   */
-  onDecision?: (decision: BudgetDecision) => void | Promise<void>;
-  /**
-   * OpenTelemetry metrics through `@opentelemetry/api` (an optional peer: without it, or without an
-   * SDK registered, nothing is recorded and nothing is paid). `false` turns them off;
-   * `{ operationName: true }` adds the `graphql.operation.name` attribute. Clients choose operation
-   * names, so it is bounded: only operations that were priced and admitted carry it, with the first
-   * `maxOperationNames` (default 100) distinct names of at most 64 characters; any other name is
-   * recorded as `'(other)'`.
-   * @default true (metrics on, without the operation name)
-   */
-  metrics?: boolean | { operationName?: boolean; maxOperationNames?: number };
 }
 
 /** The longest delay a timer takes (ms): Node runs a longer one after 1 ms. */
@@ -291,26 +307,37 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Distinct `graphql.operation.name` values recorded at most (`metrics.maxOperationNames`). */
 const DEFAULT_MAX_OPERATION_NAMES = 100;
 
-/** The defaults of every optional option. */
-export const queryBudgetDefaults = {
-  policy: { capacity: 1000, refillPerSecond: 50 },
-  mode: 'enforce',
-  introspectionIsFree: false,
-  onStoreError: 'local',
+/** The defaults of `tuning`. */
+const tuningDefaults = {
   storeTimeoutMs: 50,
   circuitBreaker: { failureThreshold: 3, cooldownMs: 500 },
-  exposeCost: true,
-  policyName: 'budget',
-  fieldBreakdown: false,
-  metrics: true,
   debugHeader: 'graphql-budget-debug',
   estimateCacheMaxBytes: 4 * 1024 * 1024,
   denyCacheMaxEntries: 10_000,
-  maxListSize: 10_000,
   dryRunLimit: { capacity: 10, refillPerSecond: 1 },
   freeIntrospectionLimit: { capacity: 10, refillPerSecond: 1 },
+} as const satisfies BudgetTuning;
+
+/**
+ * The defaults of every optional option (the cost engine's are the engine's own, so a price is the
+ * same from the plugin, `estimateCost` and the CLI). `introspection`'s depends on `NODE_ENV`.
+ */
+export const queryBudgetDefaults = {
+  policy: { capacity: 1000, refillPerSecond: 50 },
+  mode: 'enforce',
+  costModel: engineDefaults.costModel,
+  defaultListSize: engineDefaults.defaultListSize,
+  maxListSize: engineDefaults.maxListSize,
+  maxNodes: engineDefaults.maxNodes,
+  strictListSizes: engineDefaults.strictListSizes,
+  onStoreError: 'local',
+  exposeCost: true,
   cacheableResponses: 'private',
   corsExposeHeaders: [],
+  policyName: 'budget',
+  fieldBreakdown: false,
+  metrics: true,
+  tuning: tuningDefaults,
 } as const satisfies Partial<BudgetOptions<unknown>>;
 
 /** Every option's name, so that an unknown one is refused (the type keeps the list complete). */
@@ -326,30 +353,45 @@ const OPTION_NAMES = {
   defaultListSize: true,
   maxListSize: true,
   maxNodes: true,
-  introspectionIsFree: true,
-  introspectionOnlyIsFree: true,
+  strictListSizes: true,
+  introspection: true,
   estimators: true,
   onStoreError: true,
-  storeTimeoutMs: true,
-  circuitBreaker: true,
   exposeCost: true,
   cacheableResponses: true,
   corsExposeHeaders: true,
   policyName: true,
   fieldBreakdown: true,
+  onDecision: true,
+  metrics: true,
+  tuning: true,
+} as const satisfies Record<keyof BudgetOptions<unknown>, true>;
+
+const TUNING_NAMES = {
+  storeTimeoutMs: true,
+  circuitBreaker: true,
   debugHeader: true,
   estimateCacheMaxBytes: true,
   denyCacheMaxEntries: true,
   dryRunLimit: true,
   freeIntrospectionLimit: true,
-  onDecision: true,
-  metrics: true,
-} as const satisfies Record<keyof BudgetOptions<unknown>, true>;
+} as const satisfies Record<keyof BudgetTuning, true>;
 
-/** Every option's name (docs/options.md has a row for each: test/plugin/options-doc.test.ts). */
-export const budgetOptionNames: readonly string[] = Object.keys(OPTION_NAMES);
+/** Every option's name, `tuning`'s as `tuning.name` (docs/options.md has a row for each: test/plugin/options-doc.test.ts). */
+export const budgetOptionNames: readonly string[] = [
+  ...Object.keys(OPTION_NAMES),
+  ...Object.keys(TUNING_NAMES).map((name) => `tuning.${name}`),
+];
 
-/** `QueryBudgetOptions` after validation, with defaults applied (the store is resolved by the plugin). */
+/** Options of earlier releases, and what replaced them. */
+const REPLACED: Readonly<Record<string, string>> = {
+  estimateCacheSize: '`tuning.estimateCacheMaxBytes` (bytes, not entries)',
+  introspectionIsFree: "`introspection: 'free'`",
+  introspectionOnlyIsFree: "`introspection: 'free-when-alone'` (or `'priced'` for false)",
+  ...Object.fromEntries(Object.keys(TUNING_NAMES).map((name) => [name, `\`tuning.${name}\``])),
+};
+
+/** `BudgetOptions` after validation, with defaults applied (the store is resolved by the request path). */
 export interface ResolvedBudgetOptions<TArgs> {
   identify: BudgetOptions<TArgs>['identify'];
   skip: BudgetOptions<TArgs>['skip'];
@@ -358,8 +400,9 @@ export interface ResolvedBudgetOptions<TArgs> {
   mode: NonNullable<BudgetOptions<TArgs>['mode']>;
   maxCost: BudgetOptions<TArgs>['maxCost'];
   cost: BudgetOptions<TArgs>['cost'];
+  /** The cost engine's options, checked (`engineSettings`). */
   analyzer: CostAnalyzerOptions;
-  /** Whether operations of nothing but introspection are free (`introspectionIsFree` makes them so too). */
+  /** Whether operations of nothing but introspection are free (`introspection` is not `'priced'`). */
   introspectionOnlyIsFree: boolean;
   onStoreError: StoreErrorPolicy;
   storeTimeoutMs: number;
@@ -389,11 +432,8 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
         `got ${describe(options.identify)}.`,
     );
   }
-  if ('estimateCacheSize' in options) {
-    throw new TypeError(
-      `${owner}: \`estimateCacheSize\` (entries) was replaced by \`estimateCacheMaxBytes\` (bytes); ` +
-        'remove it or pass `estimateCacheMaxBytes`.',
-    );
+  for (const [name, replacement] of Object.entries(REPLACED)) {
+    if (name in options) throw new TypeError(`${owner}: \`${name}\` was replaced by ${replacement}; use that instead.`);
   }
   checkKnownOptions(owner, options, Object.keys(OPTION_NAMES));
   const policy = options.policy ?? queryBudgetDefaults.policy;
@@ -428,52 +468,32 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
   if (options.cost !== undefined && typeof options.cost !== 'function') {
     throw new TypeError(`${owner}: \`cost\` must be a function of the estimate; got ${describe(options.cost)}.`);
   }
-  if (options.costModel !== undefined && options.costModel !== 'ibm' && options.costModel !== 'apollo') {
-    throw new RangeError(`${owner}: \`costModel\` must be 'ibm' or 'apollo'; got ${describe(options.costModel)}.`);
-  }
-  if (options.costModel === 'apollo' && options.estimators !== undefined) {
+  const introspection = options.introspection ?? (process.env.NODE_ENV === 'production' ? 'priced' : 'free-when-alone');
+  if (introspection !== 'priced' && introspection !== 'free-when-alone' && introspection !== 'free') {
     throw new RangeError(
-      `${owner}: \`estimators\` replace the cost directives, so they cannot be combined with \`costModel: 'apollo'\`.`,
+      `${owner}: \`introspection\` must be 'priced', 'free-when-alone' or 'free'; got ${describe(introspection)}.`,
     );
   }
-  if (options.defaultListSize !== undefined) {
-    requireNumber(owner, options.defaultListSize, '`defaultListSize`', { min: 0, allowInfinity: true });
+  const analyzer: CostAnalyzerOptions = { introspection: introspection === 'free' ? 'free' : 'priced' };
+  for (const name of [
+    'costModel',
+    'defaultListSize',
+    'maxListSize',
+    'maxNodes',
+    'strictListSizes',
+    'estimators',
+  ] as const) {
+    if (options[name] !== undefined) Object.assign(analyzer, { [name]: options[name] });
   }
-  if (options.maxNodes !== undefined) requireNumber(owner, options.maxNodes, '`maxNodes`', { min: 1, integer: true });
-  const maxListSize = options.maxListSize ?? queryBudgetDefaults.maxListSize;
-  requireNumber(owner, maxListSize, '`maxListSize`', { min: 0, allowInfinity: true });
-  const introspectionIsFree = options.introspectionIsFree ?? queryBudgetDefaults.introspectionIsFree;
-  if (typeof introspectionIsFree !== 'boolean') {
-    throw new TypeError(`${owner}: \`introspectionIsFree\` must be a boolean; got ${describe(introspectionIsFree)}.`);
-  }
-  const { estimators } = options;
-  if (
-    estimators !== undefined &&
-    (!Array.isArray(estimators) ||
-      estimators.length === 0 ||
-      estimators.some((estimator) => typeof estimator !== 'function'))
-  ) {
-    throw new TypeError(
-      `${owner}: \`estimators\` must be a non-empty array of estimator functions; got ${describe(estimators)}.`,
-    );
-  }
+  // The engine's options are checked where the engine reads them, once for every caller.
+  engineSettings(analyzer, owner);
+
   const onStoreError = options.onStoreError ?? queryBudgetDefaults.onStoreError;
   if (onStoreError !== 'allow' && onStoreError !== 'deny' && onStoreError !== 'local') {
     throw new RangeError(
       `${owner}: \`onStoreError\` must be 'allow', 'deny' or 'local'; got ${describe(onStoreError)}.`,
     );
   }
-  const storeTimeoutMs = options.storeTimeoutMs ?? queryBudgetDefaults.storeTimeoutMs;
-  requireNumber(owner, storeTimeoutMs, '`storeTimeoutMs`', { min: 1, max: MAX_TIMER_MS });
-  const breaker = options.circuitBreaker ?? {};
-  if (breaker === null || typeof breaker !== 'object') {
-    throw new TypeError(`${owner}: \`circuitBreaker\` must be an object; got ${describe(breaker)}.`);
-  }
-  checkKnownOptions(`${owner}: \`circuitBreaker\``, breaker, ['failureThreshold', 'cooldownMs']);
-  const failureThreshold = breaker.failureThreshold ?? queryBudgetDefaults.circuitBreaker.failureThreshold;
-  requireNumber(owner, failureThreshold, '`circuitBreaker.failureThreshold`', { min: 1, integer: true });
-  const cooldownMs = breaker.cooldownMs ?? queryBudgetDefaults.circuitBreaker.cooldownMs;
-  requireNumber(owner, cooldownMs, '`circuitBreaker.cooldownMs`', { min: 0, max: MAX_TIMER_MS });
   const exposeCost = options.exposeCost ?? queryBudgetDefaults.exposeCost;
   if (typeof exposeCost !== 'boolean' && typeof exposeCost !== 'function') {
     throw new TypeError(`${owner}: \`exposeCost\` must be a boolean or a function; got ${describe(exposeCost)}.`);
@@ -508,54 +528,10 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
       `${owner}: \`fieldBreakdown\` must be a boolean or a function; got ${describe(fieldBreakdown)}.`,
     );
   }
-  const denyCacheMaxEntries = options.denyCacheMaxEntries ?? queryBudgetDefaults.denyCacheMaxEntries;
-  requireNumber(owner, denyCacheMaxEntries, '`denyCacheMaxEntries`', { min: 0, integer: true });
   if (options.onDecision !== undefined && typeof options.onDecision !== 'function') {
     throw new TypeError(`${owner}: \`onDecision\` must be a function; got ${describe(options.onDecision)}.`);
   }
-  const metricsOption = options.metrics ?? queryBudgetDefaults.metrics;
-  if (typeof metricsOption !== 'boolean' && (metricsOption === null || typeof metricsOption !== 'object')) {
-    throw new TypeError(
-      `${owner}: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(metricsOption)}.`,
-    );
-  }
-  if (typeof metricsOption === 'object') {
-    checkKnownOptions(`${owner}: \`metrics\``, metricsOption, ['operationName', 'maxOperationNames']);
-  }
-  const operationName = typeof metricsOption === 'object' ? (metricsOption.operationName ?? false) : false;
-  if (typeof operationName !== 'boolean') {
-    throw new TypeError(`${owner}: \`metrics.operationName\` must be a boolean; got ${describe(operationName)}.`);
-  }
-  const maxOperationNames =
-    typeof metricsOption === 'object' ? (metricsOption.maxOperationNames ?? DEFAULT_MAX_OPERATION_NAMES) : 0;
-  if (typeof metricsOption === 'object' && metricsOption.maxOperationNames !== undefined) {
-    requireNumber(owner, maxOperationNames, '`metrics.maxOperationNames`', { min: 0, integer: true });
-  }
-  const debugHeader = options.debugHeader ?? queryBudgetDefaults.debugHeader;
-  if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
-    throw new RangeError(`${owner}: \`debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`);
-  }
-  const dryRunLimit = localLimit(owner, options.dryRunLimit ?? queryBudgetDefaults.dryRunLimit, '`dryRunLimit`');
-  const freeIntrospectionLimit = localLimit(
-    owner,
-    options.freeIntrospectionLimit ?? queryBudgetDefaults.freeIntrospectionLimit,
-    '`freeIntrospectionLimit`',
-  );
-  const estimateCacheMaxBytes = options.estimateCacheMaxBytes ?? queryBudgetDefaults.estimateCacheMaxBytes;
-  requireNumber(owner, estimateCacheMaxBytes, '`estimateCacheMaxBytes`', { min: 0, integer: true });
-
-  const introspectionOnlyIsFree = options.introspectionOnlyIsFree ?? process.env.NODE_ENV !== 'production';
-  if (typeof introspectionOnlyIsFree !== 'boolean') {
-    throw new TypeError(
-      `${owner}: \`introspectionOnlyIsFree\` must be a boolean; got ${describe(introspectionOnlyIsFree)}.`,
-    );
-  }
-  const analyzer: CostAnalyzerOptions = { introspectionIsFree, maxListSize, introspectionListSizes: 'schema' };
-  if (options.costModel !== undefined) analyzer.costModel = options.costModel;
-  if (options.defaultListSize !== undefined) analyzer.defaultListSize = options.defaultListSize;
-  if (options.maxNodes !== undefined) analyzer.maxNodes = options.maxNodes;
-  if (options.estimators !== undefined) analyzer.estimators = options.estimators;
-
+  const metrics = metricsOf(owner, options.metrics ?? queryBudgetDefaults.metrics);
   return {
     identify: options.identify,
     skip: options.skip,
@@ -565,23 +541,93 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
     maxCost,
     cost: options.cost,
     analyzer,
-    introspectionOnlyIsFree: introspectionOnlyIsFree || introspectionIsFree,
+    introspectionOnlyIsFree: introspection !== 'priced',
     onStoreError,
-    storeTimeoutMs,
-    circuitBreaker: { failureThreshold, cooldownMs },
     exposeCost,
     cacheableResponses,
     corsExposeHeaders,
     policyName,
     fieldBreakdown,
+    onDecision: options.onDecision,
+    metrics,
+    ...tuningOf(owner, options.tuning ?? {}),
+  };
+}
+
+/** The `tuning` knobs, checked, with their defaults. */
+function tuningOf(
+  owner: string,
+  tuning: BudgetTuning,
+): Pick<
+  ResolvedBudgetOptions<unknown>,
+  | 'storeTimeoutMs'
+  | 'circuitBreaker'
+  | 'debugHeader'
+  | 'estimateCacheMaxBytes'
+  | 'denyCacheMaxEntries'
+  | 'dryRunLimit'
+  | 'freeIntrospectionLimit'
+> {
+  if (tuning === null || typeof tuning !== 'object') {
+    throw new TypeError(`${owner}: \`tuning\` must be an object; got ${describe(tuning)}.`);
+  }
+  checkKnownOptions(`${owner}: \`tuning\``, tuning, Object.keys(TUNING_NAMES));
+  const storeTimeoutMs = tuning.storeTimeoutMs ?? tuningDefaults.storeTimeoutMs;
+  requireNumber(owner, storeTimeoutMs, '`tuning.storeTimeoutMs`', { min: 1, max: MAX_TIMER_MS });
+  const breaker = tuning.circuitBreaker ?? {};
+  if (breaker === null || typeof breaker !== 'object') {
+    throw new TypeError(`${owner}: \`tuning.circuitBreaker\` must be an object; got ${describe(breaker)}.`);
+  }
+  checkKnownOptions(`${owner}: \`tuning.circuitBreaker\``, breaker, ['failureThreshold', 'cooldownMs']);
+  const failureThreshold = breaker.failureThreshold ?? tuningDefaults.circuitBreaker.failureThreshold;
+  requireNumber(owner, failureThreshold, '`tuning.circuitBreaker.failureThreshold`', { min: 1, integer: true });
+  const cooldownMs = breaker.cooldownMs ?? tuningDefaults.circuitBreaker.cooldownMs;
+  requireNumber(owner, cooldownMs, '`tuning.circuitBreaker.cooldownMs`', { min: 0, max: MAX_TIMER_MS });
+  const debugHeader = tuning.debugHeader ?? tuningDefaults.debugHeader;
+  if (typeof debugHeader !== 'string' || !/^[a-z0-9-]+$/.test(debugHeader)) {
+    throw new RangeError(
+      `${owner}: \`tuning.debugHeader\` must be a lower-case header name; got ${describe(debugHeader)}.`,
+    );
+  }
+  const estimateCacheMaxBytes = tuning.estimateCacheMaxBytes ?? tuningDefaults.estimateCacheMaxBytes;
+  requireNumber(owner, estimateCacheMaxBytes, '`tuning.estimateCacheMaxBytes`', { min: 0, integer: true });
+  const denyCacheMaxEntries = tuning.denyCacheMaxEntries ?? tuningDefaults.denyCacheMaxEntries;
+  requireNumber(owner, denyCacheMaxEntries, '`tuning.denyCacheMaxEntries`', { min: 0, integer: true });
+  return {
+    storeTimeoutMs,
+    circuitBreaker: { failureThreshold, cooldownMs },
     debugHeader,
     estimateCacheMaxBytes,
-    onDecision: options.onDecision,
     denyCacheMaxEntries,
-    dryRunLimit,
-    freeIntrospectionLimit,
-    metrics: metricsOption === false ? false : { operationName, maxOperationNames },
+    dryRunLimit: localLimit(owner, tuning.dryRunLimit ?? tuningDefaults.dryRunLimit, '`tuning.dryRunLimit`'),
+    freeIntrospectionLimit: localLimit(
+      owner,
+      tuning.freeIntrospectionLimit ?? tuningDefaults.freeIntrospectionLimit,
+      '`tuning.freeIntrospectionLimit`',
+    ),
   };
+}
+
+/** The `metrics` option, checked. */
+function metricsOf(
+  owner: string,
+  option: NonNullable<BudgetOptions<unknown>['metrics']>,
+): ResolvedBudgetOptions<unknown>['metrics'] {
+  if (option === false) return false;
+  if (option === true) return { operationName: false, maxOperationNames: DEFAULT_MAX_OPERATION_NAMES };
+  if (option === null || typeof option !== 'object') {
+    throw new TypeError(
+      `${owner}: \`metrics\` must be a boolean or { operationName?: boolean }; got ${describe(option)}.`,
+    );
+  }
+  checkKnownOptions(`${owner}: \`metrics\``, option, ['operationName', 'maxOperationNames']);
+  const operationName = option.operationName ?? false;
+  if (typeof operationName !== 'boolean') {
+    throw new TypeError(`${owner}: \`metrics.operationName\` must be a boolean; got ${describe(operationName)}.`);
+  }
+  const maxOperationNames = option.maxOperationNames ?? DEFAULT_MAX_OPERATION_NAMES;
+  requireNumber(owner, maxOperationNames, '`metrics.maxOperationNames`', { min: 0, integer: true });
+  return { operationName, maxOperationNames };
 }
 
 /** A local per-caller limit option: a policy, or false for none. */
@@ -604,40 +650,8 @@ export function checkMode(owner: string, mode: unknown, name: string): asserts m
   }
 }
 
-interface NumberRule {
-  min: number;
-  /** An upper bound, inclusive (a timer's delay: Node clamps one above 2^31 − 1 ms to 1 ms). */
-  max?: number;
-  exclusiveMin?: boolean;
-  integer?: boolean;
-  allowInfinity?: boolean;
-}
-
-function requireNumber(owner: string, value: unknown, name: string, rule: NumberRule): asserts value is number {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`${owner}: ${name} must be a number; got ${describe(value)}.`);
-  }
-  const finiteOk = Number.isFinite(value) || (rule.allowInfinity === true && value === Infinity);
-  const aboveMin = rule.exclusiveMin ? value > rule.min : value >= rule.min;
-  const belowMax = rule.max === undefined || value <= rule.max;
-  if (!finiteOk || !aboveMin || !belowMax || (rule.integer && !Number.isInteger(value))) {
-    const bound = `${rule.exclusiveMin ? '>' : '≥'} ${rule.min}${rule.max === undefined ? '' : ` and ≤ ${rule.max}`}`;
-    throw new RangeError(
-      `${owner}: ${name} must be ${rule.integer ? 'an integer' : 'a finite number'} ${bound}; got ${value}.`,
-    );
-  }
-}
-
 function isBucketStore(value: unknown): value is BucketStore {
   if (value === null || typeof value !== 'object') return false;
   const store = value as Record<string, unknown>;
   return typeof store.consume === 'function' && typeof store.refund === 'function' && typeof store.peek === 'function';
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object' : String(value);
 }

@@ -9,10 +9,8 @@ import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
 import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
-import { instrumentSchema } from './field-meter.js';
-import { isFreeIntrospection, selectsIntrospection } from './introspection.js';
+import { isFreeIntrospection } from './introspection.js';
 import type { BudgetLogger } from './logger.js';
-import { MeteredExecution } from './metered-execution.js';
 import type { BudgetRequest, BudgetResponse } from './request.js';
 
 /** Most entries of a per-field breakdown returned to a client. */
@@ -53,22 +51,15 @@ export class ChargeFunctionError extends TypeError {}
 /** One schema's cost table, as `load` read it. */
 interface LoadedSchema {
   readonly analyzer: CostAnalyzer;
-  /** Whether the schema is a gateway's (a supergraph's API schema): its resolvers run in the subgraphs. */
-  readonly gateway: boolean;
+  /** The supergraph SDL of a gateway's API schema (its weights), undefined for any other schema. */
   readonly supergraphSdl: string | undefined;
   /** Names the schema in estimate-cache keys. */
   readonly id: number;
 }
 
 /**
- * Step 2 of the request path: the price. Prices operations: the estimate before execution (through a byte-bounded cache),
- * and after execution what the operation is finally charged.
- *
- * After execution (see `settledCharge`), only work that was not done is refunded: a response with no
- * `data` at all never executed (rejected by another plugin, or variables that fail coercion) and
- * is refunded in full; otherwise the cost engine's actual cost prices subtrees nulled by an error
- * at their estimate and root mutation fields that ran at their estimate, so only list shortfalls in
- * healthy subtrees come back.
+ * Step 2 of the request path: the price. Prices operations: the estimate before execution (through
+ * a byte-bounded cache), and after execution the response (see `actualCharge`).
  */
 export class OperationPricer<TArgs> {
   readonly #options: PricingOptions<TArgs>;
@@ -94,10 +85,8 @@ export class OperationPricer<TArgs> {
 
   /**
    * Reads the schema's cost directives (Apollo Server's `schemaDidLoadOrUpdate`, Envelop's
-   * `onSchemaChange`), or a gateway's from its supergraph SDL (its API schema has none), and
-   * instruments the schema's metered fields (field-meter.ts) unless it is a gateway's (its
-   * resolvers run in the subgraphs) or `estimators` price it (they price their own way). Loading the
-   * schema loaded last again does nothing.
+   * `onSchemaChange`), or a gateway's from its supergraph SDL (its API schema has none). The schema
+   * itself is only read, never changed. Loading the schema loaded last again does nothing.
    *
    * Invalid directives in the first schema throw `CostSchemaError`, so `server.start()` fails. An
    * update that arrives later (a gateway's new supergraph) cannot stop the server any more: Apollo
@@ -130,11 +119,8 @@ export class OperationPricer<TArgs> {
       // printSchema leaves out applied directives: read as annotations, the copy gives every default.
       analyzer = createCostAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
     }
-    const loaded: LoadedSchema = { analyzer, gateway: supergraphSdl !== undefined, supergraphSdl, id: this.#nextId++ };
+    const loaded: LoadedSchema = { analyzer, supergraphSdl, id: this.#nextId++ };
     this.#schemas.set(schema, loaded);
-    if (!loaded.gateway && this.#options.analyzer.estimators === undefined) {
-      instrumentSchema(schema, (field) => analyzer.metersField(field));
-    }
     return loaded;
   }
 
@@ -144,7 +130,7 @@ export class OperationPricer<TArgs> {
     if (schema === undefined) return this.#current;
     return (
       this.#schemas.get(schema) ??
-      (this.#current?.gateway === true ? this.#current : this.#loadedOf(schema, undefined, request.logger))
+      (this.#current?.supergraphSdl !== undefined ? this.#current : this.#loadedOf(schema, undefined, request.logger))
     );
   }
 
@@ -167,51 +153,12 @@ export class OperationPricer<TArgs> {
   }
 
   /**
-   * What the executed operation is finally charged (`charged`: the work its resolvers did, which a
-   * list longer than it was priced for puts above `requested`, and the excess is then charged too;
-   * null when it cannot be measured, as with incremental delivery, and then nothing is refunded),
-   * and its actual cost (`actual`; null when nothing was measured).
-   *
-   * Where no error touched the response and the execution's meter is exact (`MeteredExecution`),
-   * the meter's count is the charge when it is at least the estimate; below it, the charge is at
-   * least what the response walk finds. Otherwise the response is walked (`CostAnalyzer.actual`:
-   * real list lengths, runtime types, work an error hid at its estimate), and where an error may
-   * hide work the charge is at least what the meter saw the resolvers do.
+   * What the response shows was done, charged as the `cost` option charges an estimate (see
+   * `CostAnalyzer.actual`: every item counted, whatever its size; what an error hid at its
+   * estimate; with `incomplete`, nothing below its estimate at its place); undefined when it
+   * cannot be measured (logged).
    */
-  settledCharge(
-    request: BudgetRequest<TArgs>,
-    response: BudgetResponse,
-    requested: number,
-    metered: MeteredExecution | undefined,
-  ): { charged: number | null; actual: number | null } {
-    if (response.incremental) return { charged: null, actual: null };
-    const { data, errors } = response;
-    // graphql-js returns no `data` only when it ran no resolver: nothing was done.
-    if (data === undefined) return { charged: 0, actual: null };
-    const meter = metered;
-    const hidden = data === null || (errors !== null && errors.length > 0);
-    if (!hidden && meter?.exact === true) {
-      const charged = meter.charged();
-      // Below the estimate (a refund), the meter alone is not trusted: resolvers it could not see
-      // (run with a copy of the context value, or put in place of an instrumented one) are in the
-      // response, so the charge is at least what the response shows.
-      if (charged >= requested) return { charged, actual: charged };
-      const walked = this.#walk(request, data, errors);
-      const settled = walked === undefined ? requested : Math.max(walked, charged);
-      return { charged: settled, actual: settled };
-    }
-    const walked = this.#walk(request, data, errors);
-    if (walked === undefined) return { charged: requested, actual: null };
-    const charged = hidden && meter !== undefined ? Math.max(walked, meter.charged()) : walked;
-    return { charged, actual: charged };
-  }
-
-  /** The actual cost from the response, charged; undefined when it cannot be measured. */
-  #walk(
-    request: BudgetRequest<TArgs>,
-    data: Readonly<Record<string, unknown>> | null,
-    errors: BudgetResponse['errors'],
-  ): number | undefined {
+  actualCharge(request: BudgetRequest<TArgs>, response: BudgetResponse): number | undefined {
     const analyzer = this.#loadedFor(request)?.analyzer;
     if (analyzer === undefined) return undefined;
     let cost: CostEstimate;
@@ -221,8 +168,9 @@ export class OperationPricer<TArgs> {
         operation: request.operation,
         operationName: request.operationName,
         variables: request.variables ?? null,
-        data,
-        errors,
+        data: response.data,
+        errors: response.errors,
+        incomplete: response.incomplete,
       });
     } catch (error) {
       request.logger.warn(
@@ -249,23 +197,6 @@ export class OperationPricer<TArgs> {
       `graphql-budget: lists of scalars or enums whose size a client chooses, without a @cost: ${warning}. ` +
         `Any length of them costs the same, so only maxListSize (${bound}) bounds their work; ` +
         'give them a @cost weight where their items are expensive to produce.',
-    );
-  }
-
-  /**
-   * A meter for the execution of the request's operation, whose work is charged as the `cost` option
-   * charges an estimate; undefined before the schema loads, for a gateway (its resolvers run in the
-   * subgraphs), and with `estimators` (which price their own way).
-   */
-  meter(request: BudgetRequest<TArgs>): MeteredExecution | undefined {
-    const loaded = this.#loadedFor(request);
-    const { operation } = request;
-    if (loaded === undefined || loaded.gateway || this.#options.analyzer.estimators) return undefined;
-    const meter = loaded.analyzer.meter(operation.operation);
-    // Introspection fields are not metered, and a mutation's root fields cost at least their estimate.
-    const exact = meter.exact && operation.operation === 'query' && !selectsIntrospection(request.document, operation);
-    return new MeteredExecution(meter, exact, operation, request.variables, (cost) =>
-      this.chargeOf(cost, request.args),
     );
   }
 

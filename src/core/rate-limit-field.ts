@@ -19,7 +19,7 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { contextState, contextStateOf } from './context-state.js';
+import { contextReading, keepContextReading } from './context-state.js';
 
 /**
  * A `rateLimit` field in GitHub's shape, for a client to ask what it has left: merge
@@ -76,13 +76,13 @@ export interface RateLimitReading {
 
 /** The plugin records the reading of a request (keyed by Apollo's per-request context value). */
 export function setRateLimitView(contextValue: object, reading: RateLimitReading): void {
-  contextState(contextValue).reading = reading;
+  keepContextReading(contextValue, reading);
 }
 
 function viewOf(contextValue: unknown): RateLimitView | null {
   if (typeof contextValue !== 'object' || contextValue === null) return null;
   // Built only when a `rateLimit` field is resolved: formatting `resetAt` on every request would cost them all.
-  const reading = contextStateOf(contextValue)?.reading as RateLimitReading | undefined;
+  const reading = contextReading(contextValue) as RateLimitReading | undefined;
   return reading === undefined ? null : rateLimitView(reading);
 }
 

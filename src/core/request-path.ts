@@ -1,4 +1,4 @@
-import { GraphQLError, type ExecutionResult, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
 import type { BucketPolicy, BucketStore } from '../bucket/types.js';
 import { type BudgetAnnotation, ResponseAnnotator } from './annotate.js';
@@ -8,11 +8,9 @@ import { Decider } from './decide.js';
 import { DecisionNotifier } from './decision-event.js';
 import { DenyCache } from './deny-cache.js';
 import { BudgetServerFault, internalError } from './errors.js';
-import { meterContext } from './field-meter.js';
 import { GuardedStore } from './guarded-store.js';
 import { faultMessage, RequestInputResolver } from './inputs.js';
 import type { BudgetLogger } from './logger.js';
-import type { MeteredExecution } from './metered-execution.js';
 import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type BudgetOptions, type ResolvedBudgetOptions } from './options.js';
 import { CostResult } from './outcomes.js';
@@ -38,13 +36,14 @@ const WARM_UP_TIMEOUT_MS = 2000;
  * 3. charge (charge.ts): every bucket all-or-nothing, or a dry run's read, through the deny cache
  *    and the guarded store (deadline, a circuit breaker per partition, `onStoreError`);
  * 4. decide (decide.ts): run, or refuse with 429 / 400 / 503;
- * 5. settle (settle.ts): after execution, the charge becomes the work done (metered by the schema's
- *    instrumentation, field-meter.ts), refunding what was not done, taking what went beyond;
+ * 5. settle (settle.ts): after execution, the charge becomes the price of the work the response
+ *    shows, refunding what was not done, taking what went beyond;
  * 6. annotate (annotate.ts): `extensions.cost` and the RateLimit headers;
  * 7. report (report.ts): metrics and `onDecision`, after the response.
  *
  * An adapter (src/apollo, src/envelop, src/graphql-ws) describes its server's request as a
- * `BudgetRequest` and calls these in turn; it never decides anything itself.
+ * `BudgetRequest` and hands it to a `BudgetedOperation`, which calls these in turn; the adapter
+ * never decides anything itself.
  */
 export class RequestPath<TArgs> {
   readonly config: ResolvedBudgetOptions<TArgs>;
@@ -128,11 +127,6 @@ export class RequestPath<TArgs> {
   /** Reads the schema's cost directives (see `OperationPricer.load`). */
   load(schema: GraphQLSchema, supergraphSdl: string | undefined, logger: BudgetLogger): void {
     this.#pricer.load(schema, supergraphSdl, logger);
-  }
-
-  /** The schema the request's operation is priced against (its own, or the one loaded last). */
-  schemaOf(request: BudgetRequest<TArgs>): GraphQLSchema | undefined {
-    return this.#pricer.schemaOf(request);
   }
 
   /**
@@ -267,23 +261,6 @@ export class RequestPath<TArgs> {
   }
 
   /**
-   * Loads the schema the request executes against and decides (steps 1 to 4), for an adapter whose
-   * server hands it the schema with each operation. A fault of user code comes back as `faulted`
-   * with the error to return (see `faultOf`), or with none: the operation then runs undecided.
-   */
-  async decideOn(
-    schema: GraphQLSchema,
-    request: BudgetRequest<TArgs>,
-  ): Promise<{ budget: Budget } | { budget: undefined; faulted: GraphQLError | undefined }> {
-    this.load(schema, undefined, request.logger);
-    try {
-      return { budget: await this.decide(request) };
-    } catch (error) {
-      return { budget: undefined, faulted: this.faultOf(error, request) };
-    }
-  }
-
-  /**
    * What the server returns for a decision: the rejection in enforce mode; in measure mode nothing
    * (the would-be rejection is logged, and reported as `extensions.cost.wouldReject`).
    */
@@ -328,31 +305,9 @@ export class RequestPath<TArgs> {
     });
   }
 
-  /**
-   * The execution is about to run with the request's context value: its meter, registered with the
-   * schema's instrumentation (undefined when the operation is not metered: skipped, not priced, a
-   * gateway's). `fieldResolver` is the server's own resolver for fields without one, if it has one.
-   */
-  meter(
-    budget: Budget | undefined,
-    request: BudgetRequest<TArgs>,
-    fieldResolver: GraphQLFieldResolver<unknown, unknown> | undefined,
-  ): MeteredExecution | undefined {
-    const schema = this.#pricer.schemaOf(request);
-    if (schema === undefined) return undefined;
-    const meter = budget?.priced === true && !budget.skipped ? this.#pricer.meter(request) : undefined;
-    meterContext(request.contextValue, this, meter, fieldResolver, schema);
-    return meter;
-  }
-
   /** Step 5, after execution. */
-  settle(
-    budget: Budget,
-    request: BudgetRequest<TArgs>,
-    response: BudgetResponse,
-    metered: MeteredExecution | undefined,
-  ): Promise<Settlement> {
-    return this.#settler.settle(budget, request, response, metered);
+  settle(budget: Budget, request: BudgetRequest<TArgs>, response: BudgetResponse): Promise<Settlement> {
+    return this.#settler.settle(budget, request, response);
   }
 
   /** Step 6: what the response tells the caller, or undefined when it tells nothing. */

@@ -13,8 +13,8 @@ export interface BudgetRequest<TArgs> {
   readonly document: DocumentNode;
   readonly operation: OperationDefinitionNode;
   /**
-   * The schema the operation executes against: it is priced, metered and settled with this
-   * schema's cost table (undefined: the schema loaded last).
+   * The schema the operation executes against: it is priced and settled with this schema's cost
+   * table (undefined: the schema loaded last).
    */
   readonly schema: GraphQLSchema | undefined;
   readonly operationName: string | null;
@@ -26,7 +26,7 @@ export interface BudgetRequest<TArgs> {
   readonly headers: { get(name: string): string | null | undefined } | undefined;
   /** Whether the operation is one of a batch (one HTTP response for all: no status of its own). */
   readonly batched: boolean;
-  /** The execution's context value: what the `rateLimit` field and the execution meter key by. */
+  /** The execution's context value: where the `rateLimit` field reads the buckets after the charge. */
   readonly contextValue: object;
   readonly logger: BudgetLogger;
   /**
@@ -39,8 +39,12 @@ export interface BudgetRequest<TArgs> {
 
 /** An executed operation's result, as the settlement reads it. */
 export interface BudgetResponse {
-  /** Whether the result is delivered incrementally (`@defer`, `@stream`): not measured, never refunded. */
-  readonly incremental: boolean;
+  /**
+   * Whether parts of the result may be missing: delivered incrementally (`@defer`, `@stream`; its
+   * parts merged so far), or an execution cut short (cancelled when the client left, or rejected).
+   * Nothing is then refunded below its estimate at any place.
+   */
+  readonly incomplete: boolean;
   /** The result's `data`: null when an error nulled the root, undefined when nothing executed. */
   readonly data: Readonly<Record<string, unknown>> | null | undefined;
   /** The execution's errors, with their paths (the raw ones, before any formatting strips them). */

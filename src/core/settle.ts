@@ -1,21 +1,23 @@
 import type { Budget, Settlement } from './budget.js';
 import { settledView } from './charge.js';
 import type { GuardedStore } from './guarded-store.js';
-import type { MeteredExecution } from './metered-execution.js';
 import type { OwedCharges } from './owed-charges.js';
 import type { OperationPricer } from './price.js';
 import type { BudgetRequest, BudgetResponse } from './request.js';
 
 /**
- * Step 5 of the request path: the settlement, once the operation has executed. Only work not done
- * comes back: the charge becomes what the resolvers did (the execution's meter, or the response
- * walk where an error may hide work, never below what the meter saw), the difference from the
- * estimate is refunded, or taken when a list came back longer than priced, and what resolvers do
- * after the response (an error's null does not stop them) is taken as it finishes.
+ * Step 5 of the request path: the settlement, once the operation has executed. The charge becomes
+ * the price of the work the response shows (`OperationPricer.actualCharge`, which counts every item
+ * the response holds, whatever its size): a list shorter than priced is refunded, one longer is
+ * charged its excess (into debt where the buckets lack it). Where the response may hide work (an
+ * error touched it, its root is null, or parts of it are missing: incremental delivery, an
+ * execution cut short), nothing is refunded below the estimate, and what an error hid counts at its
+ * estimate at its place.
  *
- * Nothing is settled for an operation that did not execute (refused in enforce mode), a dry run,
- * an operation free by decision (introspection alone, `introspectionOnlyIsFree`), or one that was
- * not priced; an operation priced 0 is settled like any other.
+ * Nothing is settled for an operation that did not execute (refused in enforce mode, or a response
+ * with no `data` at all: graphql-js runs no resolver then), a dry run, an operation free by
+ * decision (introspection alone), or one that was not priced; an operation priced 0 is settled like
+ * any other.
  */
 export class Settler<TArgs> {
   readonly #pricer: OperationPricer<TArgs>;
@@ -28,35 +30,18 @@ export class Settler<TArgs> {
     this.#owed = owed;
   }
 
-  async settle(
-    budget: Budget,
-    request: BudgetRequest<TArgs>,
-    response: BudgetResponse,
-    metered: MeteredExecution | undefined,
-  ): Promise<Settlement> {
+  async settle(budget: Budget, request: BudgetRequest<TArgs>, response: BudgetResponse): Promise<Settlement> {
     const started = performance.now();
-    const { charge, limits } = budget;
     const executed = budget.rejection === undefined || budget.mode === 'measure';
     let charged: number | null = 0;
     let actual: number | null = null;
-    if (executed && budget.priced && !budget.dryRun && !budget.free) {
-      ({ charged, actual } = this.#pricer.settledCharge(request, response, budget.requested, metered));
-      const difference = charged === null ? 0 : budget.requested - charged;
+    if (executed && budget.priced && budget.dryRun === undefined && !budget.free) {
+      ({ charged, actual } = this.#charged(budget, request, response));
+      const { charge, limits } = budget;
+      const difference = budget.requested - charged;
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
-      const { logger } = request;
-      if (tokensTaken && metered !== undefined) {
-        // Charged `charged`, or its estimate when that cannot be measured (incremental delivery):
-        // the work metered beyond it, now or later, is taken as the meter counts it. An operation
-        // that never executed owes only what resolvers might still start.
-        const executedNothing = response.data === undefined && !response.incremental;
-        metered.settle(
-          (amount) => {
-            void this.#owed.take(charge.store, limits, amount, logger);
-          },
-          executedNothing ? undefined : (charged ?? budget.requested),
-        );
-      }
       if (tokensTaken && difference !== 0 && budget.view !== undefined) {
+        const { logger } = request;
         const after =
           difference > 0
             ? await this.#guard.refund(charge.store, limits, difference, logger)
@@ -64,8 +49,22 @@ export class Settler<TArgs> {
         if (after) budget.view = settledView(budget.view, after);
       }
     }
-    // Settled whatever was charged: a later execution with the same context value may take its place.
-    if (metered !== undefined && !metered.settled) metered.settle(() => {}, undefined);
     return { charged, actual, executed, settleMs: performance.now() - started };
+  }
+
+  /** What the operation is finally charged, and its actual cost (null where it cannot be measured). */
+  #charged(
+    budget: Budget,
+    request: BudgetRequest<TArgs>,
+    response: BudgetResponse,
+  ): { charged: number; actual: number | null } {
+    const { data, errors, incomplete } = response;
+    // graphql-js returns no `data` only when it ran no resolver; an execution cut short may have run some.
+    if (data === undefined)
+      return incomplete ? { charged: budget.requested, actual: null } : { charged: 0, actual: null };
+    const actual = this.#pricer.actualCharge(request, response);
+    if (actual === undefined) return { charged: budget.requested, actual: null };
+    const hidden = incomplete || data === null || (errors !== null && errors.length > 0);
+    return { charged: hidden ? Math.max(actual, budget.requested) : actual, actual };
   }
 }

@@ -48,6 +48,8 @@ export class ActualCoster {
   private readonly typenameKeysCache = new Map<readonly SelectionSetNode[], Map<GraphQLAbstractType, string[]>>();
   /** Prices the subtrees errors nulled; made on the first response that has one. */
   private estimator: StaticEstimator | undefined;
+  /** Whether parts of the response being priced may be missing (see `cost`). */
+  private incomplete = false;
 
   constructor(
     private readonly table: CostTable,
@@ -59,13 +61,18 @@ export class ActualCoster {
     this.rootSelectionSets = [operation.operation.selectionSet];
   }
 
-  /** May be called again for another response of the same request: each call starts a fresh `maxNodes` count. */
+  /**
+   * May be called again for another response of the same request. `incomplete`: parts of the
+   * response may be missing (a result delivered incrementally, merged so far), so every field is
+   * priced at least at its estimate at its place, and a field the response lacks at its estimate.
+   */
   cost(
     data: ResponseObject | null | undefined,
     errors?: ReadonlyArray<ResponseError | null | undefined> | null,
+    incomplete = false,
   ): CostEstimate {
     if (data === undefined) return { typeCost: 0, fieldCost: 0 };
-    this.collector.visited = 0;
+    this.incomplete = incomplete;
     if (data === null) return this.estimated().estimate(false);
     const root =
       this.operation.operation.operation === OperationTypeNode.MUTATION
@@ -114,8 +121,11 @@ export class ActualCoster {
     let typeCost = this.table.typeWeight(type);
     let fieldCost = 0;
     for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
-      if (!Object.hasOwn(value, responseKey)) continue;
-      const field = this.fieldCost(type, nodes, value[responseKey], scope, errors?.get(responseKey));
+      const present = Object.hasOwn(value, responseKey);
+      if (!present && !this.incomplete) continue;
+      const field = present
+        ? this.fieldCost(type, nodes, value[responseKey], scope, errors?.get(responseKey))
+        : this.missingFieldCost(type, nodes, scope);
       typeCost += field.typeCost;
       fieldCost += field.fieldCost;
     }
@@ -136,10 +146,18 @@ export class ActualCoster {
       return this.estimated().fieldEstimate(call, selectionSets, scope);
     }
     const returned = this.valueCost(call, call.rule.listDepth, selectionSets, value, scope, errors);
-    return {
+    const cost = {
       typeCost: Math.max(0, returned.typeCost),
       fieldCost: Math.max(0, call.callCost + returned.fieldCost),
     };
+    return this.incomplete ? maxCost(cost, this.estimated().fieldEstimate(call, selectionSets, scope)) : cost;
+  }
+
+  /** A field an incomplete response does not hold (yet): its estimate at its place. */
+  private missingFieldCost(parent: GraphQLObjectType, nodes: readonly FieldNode[], scope: SizeScope | undefined): Cost {
+    const call = this.priced(parent, nodes);
+    if (call === null) return ZERO_COST;
+    return this.estimated().fieldEstimate(call, this.selectionSetsOf(call.rule, nodes), scope);
   }
 
   /** The priced call of a collected field, or null when it costs nothing (`__typename`, free introspection). */

@@ -8,7 +8,7 @@ import {
   type ApolloScope,
 } from './apollo-estimate.js';
 import type { ApolloField, ApolloSelections } from './apollo-selections.js';
-import { scale, ZERO_COST, type Cost } from './cost-math.js';
+import { maxCost, scale, ZERO_COST, type Cost } from './cost-math.js';
 import { errorPathsOf, type ErrorPaths, type ResponseError } from './error-paths.js';
 import type { ResolvedOperation } from './operation.js';
 import type { CostEstimate } from './types.js';
@@ -46,6 +46,8 @@ export class ApolloActualCoster {
   readonly #operation: ResolvedOperation;
   readonly #selections: ApolloSelections;
   readonly #estimator: ApolloEstimator;
+  /** Whether parts of the response being priced may be missing (see `cost`). */
+  #incomplete = false;
 
   constructor(operation: ResolvedOperation, selections: ApolloSelections, estimator: ApolloEstimator) {
     this.#operation = operation;
@@ -53,13 +55,18 @@ export class ApolloActualCoster {
     this.#estimator = estimator;
   }
 
-  /** May be called again for another response of the same request: each call starts a fresh `maxNodes` count. */
+  /**
+   * May be called again for another response of the same request. `incomplete`: parts of the
+   * response may be missing (incremental delivery), so every field is priced at least at its
+   * estimate at its place, and a field the response lacks at its estimate.
+   */
   cost(
     data: ResponseObject | null | undefined,
     errors?: ReadonlyArray<ResponseError | null | undefined> | null,
+    incomplete = false,
   ): CostEstimate {
     if (data === undefined) return { typeCost: 0, fieldCost: 0 };
-    this.#selections.visited = 0;
+    this.#incomplete = incomplete;
     if (data === null) return this.#estimator.estimate(false);
     const { operation, rootType } = this.#operation;
     if (operation.operation === OperationTypeNode.MUTATION) {
@@ -93,8 +100,13 @@ export class ApolloActualCoster {
     let fieldCost = 0;
     for (const field of this.#selections.fieldsOf(selectionSet, parent)) {
       const responseKey = field.node.alias?.value ?? field.node.name.value;
-      if (!Object.hasOwn(object, responseKey)) continue;
-      const cost = this.#fieldCost(field, object[responseKey], scope, errors?.get(responseKey));
+      const present = Object.hasOwn(object, responseKey);
+      if (!present && !this.#incomplete) continue;
+      const cost = present
+        ? this.#fieldCost(field, object[responseKey], scope, errors?.get(responseKey))
+        : this.#estimator.definitionOf(field) === undefined
+          ? ZERO_COST
+          : this.#estimator.fieldEstimate(field, scope);
       typeCost += scale(field.times, cost.typeCost);
       fieldCost += scale(field.times, cost.fieldCost);
     }
@@ -114,10 +126,11 @@ export class ApolloActualCoster {
       errors,
       this.#estimator.sizing(field, definition, scope).rule.listDepth,
     );
-    return {
+    const cost = {
       typeCost: returned.typeCost,
       fieldCost: returned.fieldCost + this.#estimator.argumentsOf(field.node, definition),
     };
+    return this.#incomplete ? maxCost(cost, this.#estimator.fieldEstimate(field, scope)) : cost;
   }
 
   /**

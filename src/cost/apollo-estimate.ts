@@ -225,14 +225,7 @@ export class ApolloEstimator {
     let pathSize = ownSize;
     for (const path of descended) pathSize = largest(pathSize, path.size);
     const count =
-      rule.listDepth === 0
-        ? 1
-        : (upstream ??
-          pathSize ??
-          (this.#settings.introspectionListSizes === 'schema'
-            ? this.#table.introspectionSize(definition)
-            : undefined) ??
-          this.#listSize);
+      rule.listDepth === 0 ? 1 : (upstream ?? pathSize ?? this.#table.introspectionSize(definition) ?? this.#listSize);
     const sizing = { definition, rule, count, below: scopeOf(own, descended), required: scopeOf(own, []) };
     if (byScope === undefined) {
       byScope = new Map();

@@ -1,8 +1,12 @@
 import { createRequire } from 'node:module';
 import { GraphQLError, Kind } from 'graphql';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { CostModel } from './cost-model.js';
 import { reported } from './cost-math.js';
+import { IBM_READING } from './cost-table.js';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
+import { FieldCollector } from './field-collector.js';
+import { checkListSizeBounds } from './list-size-bounds.js';
 import type { ResolvedOperation } from './operation.js';
 import type { ComplexityEstimator, CostEstimate } from './types.js';
 
@@ -80,4 +84,28 @@ export function complexityEstimate(
     );
   }
   return { typeCost: 0, fieldCost: reported(Math.max(0, complexity)) };
+}
+
+/**
+ * graphql-query-complexity's estimators in place of the directives (`estimators`): the complexity
+ * is the estimate and the actual cost alike (its estimators price no response), with an empty
+ * breakdown. A client still may not pick a list size beyond `maxListSize` through a `@listSize`
+ * slicing argument.
+ */
+export function complexityCostModel(estimators: readonly ComplexityEstimator[]): CostModel {
+  const estimate: CostModel['estimate'] = ({ table, operation, settings }, breakdown) => {
+    // graphql-query-complexity counts the work against maxNodes itself; the bounds walk is linear in
+    // the document (each selection set walked once per type).
+    const collector = new FieldCollector(table.schema, operation, Number.POSITIVE_INFINITY);
+    checkListSizeBounds(table, operation, collector, settings.maxListSize);
+    const complexity = complexityEstimate(
+      table.schema,
+      operation,
+      operation.rawVariables,
+      estimators,
+      settings.maxNodes,
+    );
+    return breakdown ? { ...complexity, fields: [] } : complexity;
+  };
+  return { name: 'ibm', reading: IBM_READING, estimate, actual: (input) => estimate(input, false) };
 }

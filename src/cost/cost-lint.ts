@@ -17,9 +17,10 @@ import type {
   GraphQLSchema,
 } from 'graphql';
 import { costTableOf } from './analyzer.js';
-import type { CostTable, FieldCostRule, ListSizeRule } from './cost-table.js';
+import type { CostTable, ListSizeRule } from './cost-table.js';
 import { costDirectiveNames } from './link-names.js';
-import { listsSizedByParents, sizedFieldNames } from './sized-lists.js';
+import { sizedFieldNames } from './sized-lists.js';
+import { unsizedLists } from './unsized-lists.js';
 import { supergraphSchema } from './supergraph.js';
 
 /** One thing in a schema that makes prices meaningless or unbounded, at its schema coordinate. */
@@ -113,8 +114,8 @@ interface LintContext {
   readonly table: CostTable;
   readonly defaultListSize: number;
   readonly maxListSize: number;
-  /** `Type.field` of every list field that some enclosing field's `sizedFields` names. */
-  readonly sizedByParents: ReadonlySet<string>;
+  /** The list fields priced at `defaultListSize` for want of a bound (`unsizedLists`). */
+  readonly unsized: ReadonlySet<AnyField>;
 }
 
 /**
@@ -135,7 +136,7 @@ export function lintCostSchema(schema: GraphQLSchema, options: LintCostSchemaOpt
     table,
     defaultListSize,
     maxListSize,
-    sizedByParents: listsSizedByParents(schema, table),
+    unsized: new Set(unsizedLists(table).map(({ field }) => field)),
   };
   const findings: CostLintFinding[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
@@ -201,12 +202,7 @@ function fieldFindings(context: LintContext, coordinate: string, field: AnyField
     const weight = table.declaredInputWeight(arg);
     if (weight !== undefined && weight < 0) findings.push(negativeWeight(`${coordinate}(${arg.name}:)`, weight));
   }
-  if (
-    rule.listDepth > 0 &&
-    !ownListSized(rule) &&
-    !context.sizedByParents.has(coordinate) &&
-    sizeMatters(table, rule)
-  ) {
+  if (context.unsized.has(field)) {
     findings.push({
       rule: CostLintRule.listWithoutListSize,
       coordinate,
@@ -304,20 +300,6 @@ function negativeWeight(coordinate: string, weight: number): CostLintFinding {
       "(down to 0 for its own field or object, never below: it cannot lower a sibling's). " +
       'Use 0 unless the discount is deliberate.',
   };
-}
-
-/** Whether one of the field's own `@listSize` rules without `sizedFields` can give its list a size. */
-function ownListSized(rule: FieldCostRule): boolean {
-  return rule.listSizes.some(
-    (listSize) =>
-      listSize.sizedFields === undefined &&
-      (listSize.assumedSize !== undefined || listSize.slicingArguments.length > 0),
-  );
-}
-
-/** Whether the number of items changes the price: not for a scalar or enum list that weighs nothing. */
-function sizeMatters(table: CostTable, rule: FieldCostRule): boolean {
-  return !rule.returnsLeaf || rule.weight !== 0 || table.typeWeight(rule.namedType) !== 0;
 }
 
 /**

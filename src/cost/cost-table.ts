@@ -28,7 +28,20 @@ import { CostDirectiveReader, type DirectiveHolder } from './directive-reader.js
 import { CostSchemaError } from './errors.js';
 import { entitiesRule, type ListSizeRule } from './list-size-rule.js';
 import { requiredSelection } from './required-selection.js';
-import type { CostModel } from './types.js';
+
+/** How a cost model reads the directives. */
+export interface TableReading {
+  /** Whether every cost directive a `@link` names must be defined as the spec does (Apollo Router tolerates a missing one). */
+  readonly requiresLinkedDefinitions: boolean;
+  /** Whether fields pay for their `@join__field(requires:)` selections (Apollo Router's formula). */
+  readonly readsRequiredSelections: boolean;
+}
+
+/** The IBM spec's reading: every linked directive defined, no `@join__field(requires:)`. */
+export const IBM_READING: TableReading = { requiresLinkedDefinitions: true, readsRequiredSelections: false };
+
+/** Apollo Router's reading: a linked directive may be undefined, `@join__field(requires:)` is paid for. */
+export const APOLLO_READING: TableReading = { requiresLinkedDefinitions: false, readsRequiredSelections: true };
 
 export type { ListSizeRule } from './list-size-rule.js';
 
@@ -83,8 +96,6 @@ const NO_RULES: readonly ListSizeRule[] = [];
  */
 export class CostTable {
   readonly schema: GraphQLSchema;
-  /** The cost model the table was read for. */
-  readonly model: CostModel;
   /** The `@cost` of each type, or (after `typeWeight` first asks) its default; undefined means neither yet. */
   private readonly typeWeights = new Map<GraphQLNamedType, number | undefined>();
   /** The `@cost` written on each type that has one. */
@@ -96,11 +107,12 @@ export class CostTable {
   private readonly requiredSelections = new Map<AnyField, SelectionSetNode>();
   private readonly objectTypes = new Map<GraphQLNamedType, boolean>();
 
-  constructor(schema: GraphQLSchema, annotated: GraphQLSchema = schema, model: CostModel = 'ibm') {
+  constructor(schema: GraphQLSchema, annotated: GraphQLSchema = schema, reading: TableReading = IBM_READING) {
     this.schema = schema;
-    this.model = model;
     const problems: string[] = [];
-    const reader = new CostDirectiveReader(annotated, problems, { requireLinkedDefinitions: model === 'ibm' });
+    const reader = new CostDirectiveReader(annotated, problems, {
+      requireLinkedDefinitions: reading.requiresLinkedDefinitions,
+    });
     // Undefined where there is no `@cost`, as where there is no entry: both fall back alike.
     const explicitWeights = new Map<AnyField, number | undefined>();
     const explicitListSizes = new Map<AnyField, readonly ListSizeRule[]>();
@@ -138,7 +150,7 @@ export class CostTable {
             const sourceArg = sourceField?.args.find((candidate) => candidate.name === arg.name);
             explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`));
           }
-          if (model === 'apollo' && sourceField !== undefined) {
+          if (reading.readsRequiredSelections && sourceField !== undefined) {
             const required = requiredSelection(sourceField.astNode, coordinate, problems);
             if (required !== undefined) this.requiredSelections.set(field, required);
           }

@@ -14,8 +14,6 @@ export interface EstimateSettings {
   readonly introspectionIsFree: boolean;
   /** Largest list size a client may choose (see `CostAnalyzerOptions.maxListSize`). */
   readonly maxListSize: number;
-  /** How introspection lists are sized (see `CostAnalyzerOptions.introspectionListSizes`). */
-  readonly introspectionListSizes: 'schema' | 'defaultListSize';
 }
 
 /** Where a breakdown entry goes: response path so far and the product of enclosing list sizes. */
@@ -53,7 +51,7 @@ interface Trace {
  */
 export class StaticEstimator {
   private readonly memo = new Map<string, Cost>();
-  /** Prices introspection selections from the schema itself (`introspectionListSizes: 'schema'`). */
+  /** Prices introspection selections from the schema itself. */
   private introspection: IntrospectionCoster | undefined;
 
   constructor(
@@ -168,7 +166,7 @@ export class StaticEstimator {
     const selectionSets = call.rule.returnsLeaf
       ? NO_SELECTION_SETS
       : nodes.map((node) => node.selectionSet as SelectionSetNode);
-    if (call.isIntrospection && this.settings.introspectionListSizes === 'schema') {
+    if (call.isIntrospection) {
       this.introspection ??= new IntrospectionCoster(this.table, this.operation, this.collector, this.calls);
       const cost = this.introspection.fieldCost(call, nodes, selectionSets);
       trace?.sink.push({
@@ -229,15 +227,14 @@ export class StaticEstimator {
   /**
    * Items per list level (IBM spec "@listSize"): the size the enclosing fields' `sizedFields` hand
    * to this field, else this field's own (its slicing argument or `assumedSize`, unless its
-   * `sizedFields` hand that size down instead), else for an introspection field, where asked
-   * (`introspectionListSizes: 'schema'`), the schema's real size (`CostTable.introspectionSize`),
-   * else `defaultListSize`.
+   * `sizedFields` hand that size down instead), else for an introspection field the schema's real
+   * size (`CostTable.introspectionSize`), else `defaultListSize`.
    */
   private listSize(call: FieldCall, scope: SizeScope | undefined): number {
     return (
       scope?.sizeOf(call.definition.name) ??
       call.ownSize ??
-      (this.settings.introspectionListSizes === 'schema' ? this.table.introspectionSize(call.definition) : undefined) ??
+      this.table.introspectionSize(call.definition) ??
       this.settings.defaultListSize
     );
   }

@@ -1,28 +1,31 @@
 import { GraphQLError, buildASTSchema, parse } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
-import { CostTable } from './cost-table.js';
+import { CostTable, IBM_READING, type TableReading } from './cost-table.js';
 import { CostSchemaError } from './errors.js';
-import type { CostModel } from './types.js';
 
-/** API schema → (cost model → the supergraph SDL its table was read from, and the table). */
-const tables = new WeakMap<GraphQLSchema, Map<CostModel, { readonly sdl: string; readonly table: CostTable }>>();
+/** API schema → (directive reading → the supergraph SDL its table was read from, and the table). */
+const tables = new WeakMap<GraphQLSchema, Map<TableReading, { readonly sdl: string; readonly table: CostTable }>>();
 
 /**
  * The cost table of a gateway's API schema, with the weights of its supergraph SDL: read once per
- * (schema, SDL, cost model).
+ * (schema, SDL, directive reading).
  *
  * @throws {CostSchemaError} as `CostTable` and `supergraphSchema`.
  */
-export function supergraphCostTable(schema: GraphQLSchema, sdl: string, model: CostModel = 'ibm'): CostTable {
-  let byModel = tables.get(schema);
-  const cached = byModel?.get(model);
+export function supergraphCostTable(
+  schema: GraphQLSchema,
+  sdl: string,
+  reading: TableReading = IBM_READING,
+): CostTable {
+  let byReading = tables.get(schema);
+  const cached = byReading?.get(reading);
   if (cached?.sdl === sdl) return cached.table;
-  const table = new CostTable(schema, supergraphSchema(sdl), model);
-  if (byModel === undefined) {
-    byModel = new Map();
-    tables.set(schema, byModel);
+  const table = new CostTable(schema, supergraphSchema(sdl), reading);
+  if (byReading === undefined) {
+    byReading = new Map();
+    tables.set(schema, byReading);
   }
-  byModel.set(model, { sdl, table });
+  byReading.set(reading, { sdl, table });
   return table;
 }
 

@@ -3,7 +3,6 @@ import type {
   FieldNode,
   GraphQLCompositeType,
   GraphQLField,
-  GraphQLObjectType,
   GraphQLSchema,
   OperationDefinitionNode,
 } from 'graphql';
@@ -60,7 +59,7 @@ export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number |
  * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, or Apollo
  * Router's demand-control formula (see {@link CostAnalyzerOptions.costModel}).
  */
-export type CostModel = 'ibm' | 'apollo';
+export type CostModelName = 'ibm' | 'apollo';
 
 /** Options of {@link createCostAnalyzer}. */
 export interface CostAnalyzerOptions {
@@ -86,7 +85,7 @@ export interface CostAnalyzerOptions {
    * See docs/cost-model.md ("Two cost models") for the rules side by side and a worked example.
    * @default 'ibm'
    */
-  costModel?: CostModel;
+  costModel?: CostModelName;
   /**
    * The supergraph SDL of an Apollo Gateway (what Apollo Server passes `schemaDidLoadOrUpdate` as
    * `coreSupergraphSdl`), whose `@cost` / `@listSize` then apply to `schema` by schema coordinate.
@@ -111,23 +110,14 @@ export interface CostAnalyzerOptions {
    */
   maxNodes?: number;
   /**
-   * Whether `__schema` and `__type` and everything below them cost nothing. By default they are
-   * priced like any other field, with the default weights (the IBM spec makes only `__typename`
-   * free, and it always is). Unsafe wherever introspection is enabled: nested introspection
-   * (`__schema { types { fields { type { fields { … } } } } }`) is real work for the server, and
-   * would then cost nothing.
-   * @default false
+   * What introspection costs. `'priced'`: `__schema`, `__type` and everything below them are priced
+   * like any other selection (the IBM spec makes only `__typename` free, and it always is), each
+   * introspection list at the schema's real size (its number of types, the most fields of one
+   * type, …), an upper bound of what introspection returns. `'free'`: they cost nothing, which is
+   * unsafe wherever introspection is enabled (nested introspection is real work for the server).
+   * @default 'priced'
    */
-  introspectionIsFree?: boolean;
-  /**
-   * How introspection lists (`__schema { types }`, `__Type.fields`, `__Field.args`, …) are sized:
-   * `'defaultListSize'`, as any list without `@listSize` (the IBM spec as written), or `'schema'`,
-   * the schema's own largest counts (its number of types, the most fields of one type, the most
-   * arguments of one field, …), an upper bound of what introspection returns.
-   * `queryBudgetPlugin` uses `'schema'`.
-   * @default 'defaultListSize'
-   */
-  introspectionListSizes?: 'schema' | 'defaultListSize';
+  introspection?: 'priced' | 'free';
   /**
    * The largest list size a client may choose: a slicing argument whose value (or, for a list
    * argument, its length) is below 0 or above this is refused with `COST_LIST_SIZE_OUT_OF_RANGE`
@@ -137,11 +127,21 @@ export interface CostAnalyzerOptions {
    * (`items.slice(0, -1)` returns all but the last). Sizes that come from `assumedSize` or
    * `defaultListSize` are the schema's, not the client's, and are not bounded by it. With
    * `estimators` (which price lists their own way) the bound applies to the `@listSize` slicing
-   * arguments all the same. `queryBudgetPlugin` (and everything else that charges) uses 10,000
-   * unless told otherwise.
-   * @default Infinity (the IBM spec as written: negative values count as 0, no upper bound)
+   * arguments all the same. `Infinity` switches the bound off (the IBM spec as written: negative
+   * values count as 0, no upper bound).
+   * @default 10_000
    */
   maxListSize?: number;
+  /**
+   * Whether a schema is refused when one of its lists is priced at `defaultListSize` for want of a
+   * bound: a list field with no slicing argument, no `assumedSize` and no enclosing `sizedFields`
+   * naming it, whose size changes its price (the lint rule `list-without-list-size`). The
+   * analyzer then throws `CostSchemaError` naming each such field. Where every list is bounded by
+   * something the schema says, a list that an error hides is charged at the size its resolver was
+   * asked for, which is then the size it returns.
+   * @default false
+   */
+  strictListSizes?: boolean;
   /**
    * graphql-query-complexity estimators to use instead of the `@cost` / `@listSize` directives (for
    * users migrating from it; requires the `graphql-query-complexity` package). The complexity is
@@ -191,6 +191,13 @@ export interface ActualRequest extends CostRequest {
   /** The response's `data`: null when an error nulled the root, undefined when nothing was executed. */
   data: Readonly<Record<string, unknown>> | null | undefined;
   /**
+   * Whether parts of the response may be missing (a result delivered incrementally, its parts
+   * merged so far): every field is then priced at least at its estimate at its place, and a field
+   * the response lacks at its estimate, while a list longer than priced still counts in full.
+   * @default false
+   */
+  incomplete?: boolean;
+  /**
    * The response's `errors` (graphql-js `GraphQLError`s or Apollo's formatted errors): only each
    * error's `path` is read, response keys (aliases) and list indices.
    */
@@ -218,65 +225,9 @@ export interface CostAnalyzer {
    * @throws {CostAnalysisError} as `estimate`.
    */
   actual(request: ActualRequest): CostEstimate;
-  /**
-   * A meter of the work one execution of an operation of this kind (`query`, `mutation`,
-   * `subscription`) does, fed as each resolver is called (graphql-budget instruments the schema's
-   * metered fields, see `metersField`): each call at its field's and arguments' weights, each value a
-   * resolver returns at its type's weight. It sees the work a response cannot show (under values an
-   * error nulled, or finishing after the response), and starts at the root type's weight.
-   */
-  meter(operation: 'query' | 'mutation' | 'subscription'): OperationMeter;
-  /**
-   * Whether a meter counts anything for calls of `field` (its weight, its arguments', or the
-   * weight of the values it returns): the fields a server's instrumentation must report to it.
-   */
-  metersField(field: GraphQLField<unknown, unknown>): boolean;
 }
 
 /** Options of {@link estimateCost}: one operation, and the analyzer options. */
 export interface EstimateCostOptions extends CostAnalyzerOptions, EstimateRequest {
   schema: GraphQLSchema;
-}
-
-/** One resolver call as execution reports it (the parts of graphql-js `GraphQLResolveInfo` read here). */
-export interface ResolvedField {
-  readonly parentType: GraphQLObjectType;
-  readonly fieldName: string;
-  readonly fieldNodes: readonly FieldNode[];
-  readonly variableValues: Readonly<Record<string, unknown>>;
-}
-
-/**
- * How one field's values are counted (the same object for every call of the field): `listDepth`
- * list levels around the named type, each value of which weighs `itemWeight`.
- */
-export interface ResolvedValues {
-  readonly listDepth: number;
-  readonly itemWeight: number;
-}
-
-/** Where counted values go: `count(values, instances)` adds `instances` values of a field. */
-export interface ValueCounter {
-  count(values: ResolvedValues, instances: number): void;
-}
-
-/** The work of one execution as it happens (`CostAnalyzer.meter`). */
-export interface OperationMeter extends ValueCounter {
-  /**
-   * Whether, for a response no error touched, the meter's cost is the response walk's to the token,
-   * so the walk can be skipped (the operation must select no introspection field, not metered).
-   */
-  readonly exact: boolean;
-  /** Calls reported so far. */
-  readonly calls: number;
-  /**
-   * A resolver of `info.fieldName` on `info.parentType` was called with `args` (coerced): its call
-   * is charged at once. Returns how its values are counted (hand them to `count`), or undefined
-   * when none weighs anything.
-   */
-  resolving(info: ResolvedField, args: Readonly<Record<string, unknown>>): ResolvedValues | undefined;
-  /** Counts `instances` non-null values of a field `resolving` answered for. */
-  count(values: ResolvedValues, instances: number): void;
-  /** The work metered so far. */
-  readonly cost: CostEstimate;
 }

@@ -1,20 +1,15 @@
-import { getOperationAST, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, type ExecutionArgs, type OperationDefinitionNode } from 'graphql';
 import type { BudgetAnnotation } from '../core/annotate.js';
-import type { Budget } from '../core/budget.js';
+import { annotated, BudgetedOperation } from '../core/budgeted-operation.js';
 import { exposeBudgetHeaders } from '../core/cors-headers.js';
+import { IncrementalResult } from '../core/incremental-result.js';
 import { documentKeyOf } from '../core/document-key.js';
 import { consoleLogger, type BudgetLogger } from '../core/logger.js';
 import type { BudgetOptions } from '../core/options.js';
 import { RequestPath } from '../core/request-path.js';
 import type { BudgetRequest, BudgetResponse } from '../core/request.js';
 import { subscribeWithBudget } from '../core/subscription.js';
-import type {
-  EnvelopBudgetPlugin,
-  EnvelopBudgetRequest,
-  EnvelopExecutionArgs,
-  EnvelopExecutionResult,
-  FetchHeaders,
-} from './envelop-types.js';
+import type { EnvelopBudgetPlugin, EnvelopBudgetRequest, EnvelopExecutionArgs, FetchHeaders } from './envelop-types.js';
 
 /**
  * The options of `useQueryBudget`: those of `queryBudgetPlugin`, whose per-request functions
@@ -61,10 +56,11 @@ export function useQueryBudget<TContext extends object = object>(
   options: UseQueryBudgetOptions<TContext>,
 ): EnvelopBudgetPlugin<TContext> {
   // The request path's adapter to Envelop's hooks: `onExecute` decides (a refusal or a dry run is the
-  // execution's result, and nothing executes) and registers the execution's meter; `onExecuteDone`
-  // (or a rejected execution) settles, annotates and reports; `onResponse` writes the headers under
-  // Yoga, where a refusal's status and Retry-After travel in the error's `extensions.http`, which
-  // Yoga strips from the body; `onSubscribe` charges a subscription and each of its events.
+  // execution's result, and nothing executes); `onExecuteDone` (or a rejected execution, or the end
+  // of an incremental result) finishes: settles, annotates and reports; `onResponse` writes the
+  // headers under Yoga, where a refusal's status and Retry-After travel in the error's
+  // `extensions.http`, which Yoga strips from the body; `onSubscribe` charges a subscription and
+  // each of its events.
   if (options === null || typeof options !== 'object') {
     throw new TypeError('useQueryBudget: options must be an object with at least `identify`.');
   }
@@ -108,37 +104,12 @@ export function useQueryBudget<TContext extends object = object>(
   const pendingHeaders = new WeakMap<object, Map<string, string>>();
 
   /** The annotation's header fields, kept until the request's response is written (`onResponse`). */
-  function pendHeaders(request: BudgetRequest<EnvelopBudgetRequest<TContext>>, annotation: BudgetAnnotation): void {
-    const httpRequest = fetchRequestOf(request.contextValue);
-    if (httpRequest === undefined || annotation.headers.length === 0) return;
+  function pendHeaders(contextValue: object, annotation: BudgetAnnotation | undefined): void {
+    const httpRequest = fetchRequestOf(contextValue);
+    if (httpRequest === undefined || annotation === undefined || annotation.headers.length === 0) return;
     const headers = pendingHeaders.get(httpRequest) ?? new Map<string, string>();
     for (const [name, value] of annotation.headers) headers.set(name, value);
     pendingHeaders.set(httpRequest, headers);
-  }
-
-  /** The result with what the caller is told about their budget (its headers wait for the response). */
-  function annotated(
-    result: ExecutionResult,
-    request: BudgetRequest<EnvelopBudgetRequest<TContext>>,
-    annotation: BudgetAnnotation | undefined,
-  ): ExecutionResult {
-    if (annotation === undefined) return result;
-    pendHeaders(request, annotation);
-    return { ...result, extensions: { ...result.extensions, cost: annotation.cost } };
-  }
-
-  /** Settles, annotates and reports one operation; what the client receives. */
-  async function finish(
-    budget: Budget,
-    request: BudgetRequest<EnvelopBudgetRequest<TContext>>,
-    result: ExecutionResult,
-    response: BudgetResponse,
-    metered: Parameters<RequestPath<EnvelopBudgetRequest<TContext>>['settle']>[3],
-  ): Promise<ExecutionResult> {
-    const settlement = await path.settle(budget, request, response, metered);
-    const out = annotated(result, request, path.annotation(budget, settlement));
-    path.report(request, budget, settlement);
-    return out;
   }
 
   return {
@@ -162,99 +133,72 @@ export function useQueryBudget<TContext extends object = object>(
     },
 
     async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName ?? undefined);
-      const context: unknown = args.contextValue;
-      if (operation === null || operation === undefined || typeof context !== 'object' || context === null)
-        return undefined;
+      const operationNode = getOperationAST(args.document, args.operationName ?? undefined);
+      const contextValue: unknown = args.contextValue;
+      if (!operationNode || typeof contextValue !== 'object' || contextValue === null) return undefined;
       path.start(logger);
-      const request = requestOf(args, operation);
-      const decided = await path.decideOn(args.schema, request);
-      if (decided.budget === undefined) {
-        if (decided.faulted !== undefined) setResultAndStopExecution({ errors: [decided.faulted] });
+      const operation = new BudgetedOperation(path, requestOf(args, operationNode));
+      const verdict = await operation.decide(args.schema);
+      if (verdict.kind !== 'execute') {
+        const { result, annotation } = await operation.answer(verdict);
+        pendHeaders(contextValue, annotation);
+        setResultAndStopExecution(result);
         return undefined;
       }
-      const { budget } = decided;
-      const refusal = path.refusal(budget, request);
-      if (refusal !== undefined) {
-        // Not executed: settled as nothing done, annotated (the 429 says what is left), reported.
-        const response: BudgetResponse = { incremental: false, data: undefined, errors: null };
-        setResultAndStopExecution(await finish(budget, request, { errors: [refusal] }, response, undefined));
-        return undefined;
-      }
-      const dryRun = await path.dryRun(budget, request);
-      if (dryRun !== undefined) {
-        const result = dryRun;
-        setResultAndStopExecution(
-          await finish(budget, request, result, { incremental: false, data: result.data, errors: null }, undefined),
-        );
-        return undefined;
-      }
-      const metered = path.meter(budget, request, args.fieldResolver ?? undefined);
-      /** Settled once: after the result, or when the execution rejects (no result, no onExecuteDone). */
-      let settled = false;
+      if (operation.budget === undefined) return undefined;
       setExecuteFn(async (executeArgs) => {
         try {
           return await executeFn(executeArgs);
         } catch (error) {
-          if (!settled) {
-            settled = true;
-            // An execution aborted (the client went away, under Yoga's useExecutionCancellation) or
-            // failed: whatever it did is hidden, so it is settled at least at its meter's count.
-            const response: BudgetResponse = { incremental: false, data: null, errors: [{}] };
-            path.report(request, budget, await path.settle(budget, request, response, metered));
-          }
+          // Cut short (the client went away, under Yoga's useExecutionCancellation) or failed: what
+          // it did is unknown, so nothing is refunded.
+          await operation.finish(CUT_SHORT);
           throw error;
         }
       });
       return {
-        async onExecuteDone({
-          result,
-          setResult,
-        }: {
-          result: EnvelopExecutionResult;
-          setResult(result: ExecutionResult): void;
-        }) {
-          if (settled) return undefined;
-          settled = true;
-          if (isAsyncIterable(result)) {
-            // Delivered incrementally: charged its estimate, nothing refunded; what its resolvers do
-            // beyond the estimate is taken as the meter counts it. The first part tells the caller.
-            const settlement = await path.settle(
-              budget,
-              request,
-              { incremental: true, data: undefined, errors: null },
-              metered,
-            );
-            const annotation = path.annotation(budget, settlement);
-            path.report(request, budget, settlement);
-            if (annotation === undefined) return undefined;
-            pendHeaders(request, annotation);
-            let told = false;
-            return {
-              onNext({ result: part, setResult: setPart }) {
-                if (told) return;
-                told = true;
-                setPart({ ...part, extensions: { ...part.extensions, cost: annotation.cost } });
-              },
-            };
+        async onExecuteDone({ result, setResult }) {
+          if (!isAsyncIterable(result)) {
+            const response: BudgetResponse = { incomplete: false, data: result.data, errors: result.errors ?? null };
+            const annotation = await operation.finish(response);
+            pendHeaders(contextValue, annotation);
+            setResult(annotated(result, annotation));
+            return undefined;
           }
-          const response: BudgetResponse = { incremental: false, data: result.data, errors: result.errors ?? null };
-          setResult(await finish(budget, request, result, response, metered));
-          return undefined;
+          // Delivered incrementally: settled when the stream ends (or the client leaves it), on what
+          // it delivered; the first part says what was charged up front.
+          const delivered = new IncrementalResult();
+          const upFront = operation.upFront();
+          pendHeaders(contextValue, upFront);
+          let first = true;
+          return {
+            onNext({ result: part, setResult: setPart }) {
+              delivered.add(part);
+              if (!first) return;
+              first = false;
+              setPart(annotated(part, upFront));
+            },
+            onEnd() {
+              void operation.finish(delivered.response);
+            },
+          };
         },
       };
     },
 
     onSubscribe({ args, setSubscribeFn }) {
-      const operation = getOperationAST(args.document, args.operationName ?? undefined);
-      const context: unknown = args.contextValue;
-      if (operation === null || operation === undefined || typeof context !== 'object' || context === null) return;
+      const operationNode = getOperationAST(args.document, args.operationName ?? undefined);
+      const contextValue: unknown = args.contextValue;
+      if (!operationNode || typeof contextValue !== 'object' || contextValue === null) return;
       path.start(logger);
-      const request = requestOf(args, operation);
+      const request = requestOf(args, operationNode);
       setSubscribeFn((subscribeArgs: ExecutionArgs) => subscribeWithBudget(path, request, subscribeArgs));
     },
   };
 }
+
+/** What an execution cut short shows: nothing, every part of it possibly done. */
+const CUT_SHORT: BudgetResponse = { incomplete: true, data: undefined, errors: null };
 
 /** GraphQL Yoga's context holds the Fetch API request; other Envelop servers' may not. */
 function fetchRequestOf(context: unknown): { readonly headers: { get(name: string): string | null } } | undefined {

@@ -6,9 +6,7 @@ import {
   type ExecutionResult,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { CostAnalyzerOptions } from '../cost/types.js';
 import { documentKeyOf } from '../core/document-key.js';
-import { checkKnownOptions } from '../core/known-options.js';
 import { consoleLogger, type BudgetLogger } from '../core/logger.js';
 import type { BudgetOptions } from '../core/options.js';
 import type { BudgetRequest } from '../core/request.js';
@@ -17,15 +15,7 @@ import { RequestPath } from '../core/request-path.js';
 import { subscribeWithBudget, type BudgetedSubscription } from '../core/subscription.js';
 
 /** The options that only mean something for an HTTP response, left out of `budgetedSubscribe`'s. */
-type HttpOnlyOption =
-  | 'cacheableResponses'
-  | 'corsExposeHeaders'
-  | 'fieldBreakdown'
-  | 'debugHeader'
-  | 'dryRunLimit'
-  | 'freeIntrospectionLimit'
-  | 'estimateCacheMaxBytes'
-  | 'introspectionOnlyIsFree';
+type HttpOnlyOption = 'cacheableResponses' | 'corsExposeHeaders' | 'fieldBreakdown';
 
 /**
  * Options of `budgetedSubscribe`: those of `queryBudgetPlugin` that apply to a subscription (only
@@ -33,14 +23,6 @@ type HttpOnlyOption =
  * (graphql-ws hands `subscribe` its `contextValue`, from the server's `context` option).
  */
 export interface BudgetedSubscribeOptions extends Omit<BudgetOptions<ExecutionArgs>, HttpOnlyOption> {
-  /**
-   * Cost-engine options, the older spelling of `costModel`, `defaultListSize`, `maxListSize`,
-   * `maxNodes`, `estimators` and `introspectionIsFree` (give each in one place only).
-   */
-  analyzer?: Pick<
-    CostAnalyzerOptions,
-    'costModel' | 'defaultListSize' | 'maxListSize' | 'maxNodes' | 'estimators' | 'introspectionIsFree'
-  >;
   /** Where faults of `identify`, `policy` and `cost` are logged. @default `console` (without debug lines) */
   logger?: Partial<BudgetLogger> & Pick<BudgetLogger, 'warn' | 'error'>;
 }
@@ -57,32 +39,14 @@ export interface GraphqlWsBudget {
   readonly subscribe: BudgetedSubscribe;
 }
 
-const ANALYZER_OPTIONS = [
-  'costModel',
-  'defaultListSize',
-  'maxListSize',
-  'maxNodes',
-  'estimators',
-  'introspectionIsFree',
-] as const;
-
-const HTTP_ONLY_OPTIONS: readonly HttpOnlyOption[] = [
-  'cacheableResponses',
-  'corsExposeHeaders',
-  'fieldBreakdown',
-  'debugHeader',
-  'dryRunLimit',
-  'freeIntrospectionLimit',
-  'estimateCacheMaxBytes',
-  'introspectionOnlyIsFree',
-];
+const HTTP_ONLY_OPTIONS: readonly HttpOnlyOption[] = ['cacheableResponses', 'corsExposeHeaders', 'fieldBreakdown'];
 
 /**
  * Every operation over graphql-ws charged against the caller's budget: the `execute` and
  * `subscribe` options of its `useServer`, on one budget (`useServer({ schema, ...graphqlWsBudget({
  * store, identify, policy }) }, wsServer)`). graphql-ws runs every operation that is not a
- * subscription through `execute`: a query or mutation is priced, charged, run, metered and settled
- * as over HTTP (`executeWithBudget`); a subscription is charged when it starts and for each event
+ * subscription through `execute`: a query or mutation is priced, charged, run and settled as over
+ * HTTP (`executeWithBudget`); a subscription is charged when it starts and for each event
  * (`subscribeWithBudget`). Store calls go through the same guard (deadline, circuit breaker,
  * `onStoreError`) and deny cache as the plugin's, and the options are checked as strictly.
  */
@@ -100,7 +64,7 @@ export function graphqlWsBudget(options: BudgetedSubscribeOptions): GraphqlWsBud
     args: ExecutionArgs,
   ): { request: BudgetRequest<ExecutionArgs>; args: ExecutionArgs } | undefined => {
     path.start(logger);
-    // The meter and the rateLimit field key by the context value: every execution needs one.
+    // The rateLimit field reads the buckets from the context value: every execution needs one.
     const contextValue = typeof args.contextValue === 'object' && args.contextValue !== null ? args.contextValue : {};
     const withContext: ExecutionArgs = contextValue === args.contextValue ? args : { ...args, contextValue };
     const operation = getOperationAST(args.document, args.operationName ?? undefined);
@@ -153,12 +117,12 @@ function requestOf(
   };
 }
 
-/** The request path's options: `analyzer`'s entries flattened, `logger` left out. */
+/** The request path's options: `logger` left out, and none that only means something over HTTP. */
 function budgetOptionsOf(options: BudgetedSubscribeOptions): BudgetOptions<ExecutionArgs> {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('budgetedSubscribe: options must be an object with at least `identify`.');
   }
-  const { analyzer, logger, ...rest } = options;
+  const { logger, ...rest } = options;
   for (const name of HTTP_ONLY_OPTIONS) {
     if (name in rest) {
       throw new TypeError(`budgetedSubscribe: \`${name}\` applies to HTTP responses only; remove it.`);
@@ -167,18 +131,5 @@ function budgetOptionsOf(options: BudgetedSubscribeOptions): BudgetOptions<Execu
   if (logger !== undefined && (typeof logger?.warn !== 'function' || typeof logger.error !== 'function')) {
     throw new TypeError('budgetedSubscribe: `logger` must have warn and error methods (console has).');
   }
-  if (analyzer === undefined) return rest;
-  if (analyzer === null || typeof analyzer !== 'object') {
-    throw new TypeError('budgetedSubscribe: `analyzer` must be an object of cost-engine options.');
-  }
-  checkKnownOptions('budgetedSubscribe: `analyzer`', analyzer, ANALYZER_OPTIONS);
-  const flat: Record<string, unknown> = { ...rest };
-  for (const name of ANALYZER_OPTIONS) {
-    if (analyzer[name] === undefined) continue;
-    if (flat[name] !== undefined) {
-      throw new TypeError(`budgetedSubscribe: \`${name}\` is given both on its own and in \`analyzer\`; give it once.`);
-    }
-    flat[name] = analyzer[name];
-  }
-  return flat as unknown as BudgetOptions<ExecutionArgs>;
+  return rest;
 }

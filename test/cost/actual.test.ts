@@ -103,11 +103,11 @@ describe('actual cost of a response', () => {
     expect(actual(query, { users: [user, user], book: { title: 't' } })).toEqual(estimate(query));
   });
 
-  it('prices introspection like any field by default, and as free with introspectionIsFree', () => {
+  it('prices introspection like any field by default, and as free with introspection: free', () => {
     const query = '{ __schema { queryType { name } } }';
     const data = { __schema: { queryType: { name: 'Query' } } };
     expect(actual(query, data)).toEqual({ typeCost: 3, fieldCost: 2 });
-    const free = createCostAnalyzer(shop.schema, { introspectionIsFree: true });
+    const free = createCostAnalyzer(shop.schema, { introspection: 'free' });
     expect(free.actual({ document: shop.documentOf(query), data })).toEqual({ typeCost: 1, fieldCost: 0 });
   });
 

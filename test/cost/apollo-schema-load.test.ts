@@ -4,7 +4,7 @@ import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createCostAnalyzer } from '../../src/cost/analyzer.js';
 import { CostSchemaError } from '../../src/cost/errors.js';
-import type { CostModel } from '../../src/cost/types.js';
+import type { CostModelName } from '../../src/cost/types.js';
 
 // What a schema must hold to load under each cost model. Apollo Router never asks a cost @link's
 // directives to be defined (composition always writes the definitions, hand-written supergraphs
@@ -13,7 +13,7 @@ import type { CostModel } from '../../src/cost/types.js';
 const COST = 'https://specs.apollo.dev/cost/v0.1';
 const link = 'directive @link(url: String, as: String, import: [String]) repeatable on SCHEMA';
 
-function problemsOf(sdl: string, costModel: CostModel): readonly string[] {
+function problemsOf(sdl: string, costModel: CostModelName): readonly string[] {
   try {
     createCostAnalyzer(buildSchema(sdl), { costModel });
   } catch (error) {

@@ -125,7 +125,7 @@ describe('slicing argument values', () => {
 
 describe('what a field call costs', () => {
   it('charges an ordinary field when introspection is free', () => {
-    const free = createCostAnalyzer(schema, { introspectionIsFree: true });
+    const free = createCostAnalyzer(schema, { introspection: 'free' });
     const document = parse('{ costly __type(name: "Query") { name } }');
     expect(free.estimate({ document })).toEqual({ typeCost: 1, fieldCost: 10 });
   });

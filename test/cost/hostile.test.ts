@@ -149,23 +149,29 @@ describe('hostile documents end quickly with a number or a clear error', () => {
     expect(ms).toBeLessThan(BUDGET_MS);
   });
 
-  it('first: -1 counts as an empty list', () => {
-    const { ms, outcome } = estimateTimed({ document: parse('{ l(first: -1) { x l(first: 5) { x } } }') });
+  it('first: -1 is refused by maxListSize, and counts as an empty list without it', () => {
+    const document = parse('{ l(first: -1) { x l(first: 5) { x } } }');
+    expect(estimateTimed({ document }).outcome).toMatchObject({ extensions: { code: 'COST_LIST_SIZE_OUT_OF_RANGE' } });
+    const { ms, outcome } = estimateTimed({ document }, createCostAnalyzer(schema, { maxListSize: Infinity }));
     expect(outcome).toEqual({ typeCost: 1, fieldCost: 1 });
     expect(ms).toBeLessThan(BUDGET_MS);
   });
 
-  it('first: 2^31 - 1 nested three deep is Infinity, never NaN', () => {
+  it('first: 2^31 - 1 nested three deep is Infinity, never NaN (maxListSize off)', () => {
     const max = 2 ** 31 - 1;
+    const unbounded = createCostAnalyzer(schema, { maxListSize: Infinity });
     const document = parse(`{ l(first: ${max}) { l(first: ${max}) { l(first: ${max}) { x } } } }`);
-    const { ms, outcome } = estimateTimed({ document });
+    const { ms, outcome } = estimateTimed({ document }, unbounded);
     expect(outcome).toEqual({ typeCost: Infinity, fieldCost: Infinity });
     expect(ms).toBeLessThan(BUDGET_MS);
     const variables = { n: max };
-    const viaVariables = estimateTimed({
-      document: parse('query Q($n: Int) { l(first: $n) { l(first: $n) { l(first: $n) { x } } } }'),
-      variables,
-    });
+    const viaVariables = estimateTimed(
+      {
+        document: parse('query Q($n: Int) { l(first: $n) { l(first: $n) { l(first: $n) { x } } } }'),
+        variables,
+      },
+      unbounded,
+    );
     expect(viaVariables.outcome).toEqual({ typeCost: Infinity, fieldCost: Infinity });
   });
 

@@ -30,7 +30,7 @@ export function costSchema(sdl: string, options?: CostAnalyzerOptions) {
   ): CostEstimate => analyzer.actual({ document: documentOf(query), variables, data, errors });
   /** `expectCost(query).toEqual({ typeCost, fieldCost })` */
   const expectCost = (query: string, variables?: Variables) => expect(estimate(query, variables));
-  return { schema, analyzer, documentOf, estimate, actual, expectCost };
+  return { sdl, schema, analyzer, documentOf, estimate, actual, expectCost };
 }
 
 /** The error `run` throws, or a failure if it throws none. */

@@ -12,7 +12,7 @@ describe('AnalyzerCache', () => {
     expect(cache.analyzerOf(schema, { maxNodes: 100, defaultListSize: 10 })).toBe(one);
     expect(cache.analyzerOf(schema, { defaultListSize: 11, maxNodes: 100 })).not.toBe(one);
     expect(cache.analyzerOf(schema, undefined)).toBe(cache.analyzerOf(schema, undefined));
-    expect(cache.analyzerOf(schema, { introspectionIsFree: true })).not.toBe(cache.analyzerOf(schema, {}));
+    expect(cache.analyzerOf(schema, { introspection: 'free' })).not.toBe(cache.analyzerOf(schema, {}));
   });
 
   it('tells functions apart by identity and long strings by content', () => {

@@ -31,7 +31,10 @@ async function start(
   const store = isolatedStore(redis);
   // These tests are about the contract, not deadlines (store-errors.test.ts is): a generous deadline
   // keeps a busy shared machine from turning a slow answer into a fail-open response.
-  const server = await startBudgetServer({ store, policy: POLICY, storeTimeoutMs: 1000, ...options }, serverOptions);
+  const server = await startBudgetServer(
+    { store, policy: POLICY, tuning: { storeTimeoutMs: 1000 }, ...options },
+    serverOptions,
+  );
   servers.push(server);
   await warmUp(server);
   return { server, store };
@@ -210,7 +213,7 @@ describe('cost engine errors', () => {
 
 describe('introspection', () => {
   it('is priced like any other selection in production; only __typename is free', async () => {
-    const { server } = await start({ introspectionOnlyIsFree: false });
+    const { server } = await start({ introspection: 'priced' });
     const reply = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
     expect(reply.status).toBe(200);
     // Query 1 + __Schema 1 + __Type 1, and the composite fields __schema 1 + queryType 1.
@@ -219,7 +222,7 @@ describe('introspection', () => {
   });
 
   it('outside production, an operation of nothing but introspection is free; beside other fields it is priced', async () => {
-    const { server } = await start({ introspectionOnlyIsFree: true });
+    const { server } = await start({ introspection: 'free-when-alone' });
     expect((await server.post(itemsQuery(98), { user: 'ann' })).status).toBe(200);
     const tools = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
     expect(tools.status).toBe(200);
@@ -228,8 +231,8 @@ describe('introspection', () => {
     expect(costOf(mixed).requestedQueryCost).toBe(3 + 4);
   });
 
-  it('introspectionIsFree: true makes it free and answered even with an empty bucket', async () => {
-    const { server } = await start({ introspectionIsFree: true });
+  it("introspection: 'free' makes it free and answered even with an empty bucket", async () => {
+    const { server } = await start({ introspection: 'free' });
     expect((await server.post(itemsQuery(98), { user: 'ann' })).status).toBe(200);
     const reply = await server.post('{ __typename __schema { queryType { name } } }', { user: 'ann' });
     expect(reply.status).toBe(200);

@@ -148,8 +148,7 @@ describe('store health', () => {
       store,
       policy: POLICY,
       onStoreError: 'local',
-      storeTimeoutMs: 20,
-      circuitBreaker: { failureThreshold: 3, cooldownMs: 60_000 },
+      tuning: { storeTimeoutMs: 20, circuitBreaker: { failureThreshold: 3, cooldownMs: 60_000 } },
     });
     servers.push(server);
 

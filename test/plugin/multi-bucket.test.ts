@@ -29,7 +29,7 @@ const redis = fileRedis();
 const servers = serversStoppedAfterEach();
 
 async function start(options: PluginOptions): Promise<BudgetServer> {
-  const server = await startBudgetServer({ storeTimeoutMs: 1000, ...options });
+  const server = await startBudgetServer({ tuning: { storeTimeoutMs: 1000 }, ...options });
   servers.push(server);
   return server;
 }

@@ -27,30 +27,51 @@ describe('option validation at construction', () => {
     [{ identify, store: {} }, TypeError, /`store`/],
     [{ identify, mode: 'shadow' }, RangeError, /`mode`/],
     [{ identify, maxCost: 0 }, RangeError, /`maxCost`/],
-    [{ identify, maxCost: Number.NaN }, TypeError, /`maxCost`/],
+    [{ identify, maxCost: Number.NaN }, RangeError, /`maxCost`/],
     [{ identify, cost: 3 }, TypeError, /`cost`/],
     [{ identify, defaultListSize: -1 }, RangeError, /`defaultListSize`/],
     [{ identify, maxNodes: 1.5 }, RangeError, /`maxNodes`/],
-    [{ identify, introspectionIsFree: 'yes' }, TypeError, /`introspectionIsFree`/],
+    [{ identify, introspection: 'yes' }, RangeError, /`introspection`/],
+    [{ identify, strictListSizes: 'yes' }, TypeError, /`strictListSizes`/],
     [{ identify, estimators: () => 1 }, TypeError, /`estimators`/],
     [{ identify, onStoreError: 'fail-open' }, RangeError, /`onStoreError`/],
-    [{ identify, storeTimeoutMs: 0 }, RangeError, /`storeTimeoutMs`/],
-    [{ identify, storeTimeoutMs: Infinity }, RangeError, /`storeTimeoutMs`/],
-    [{ identify, circuitBreaker: { failureThreshold: 0 } }, RangeError, /`circuitBreaker\.failureThreshold`/],
-    [{ identify, circuitBreaker: { cooldownMs: -5 } }, RangeError, /`circuitBreaker\.cooldownMs`/],
+    [{ identify, tuning: { storeTimeoutMs: 0 } }, RangeError, /`tuning\.storeTimeoutMs`/],
+    [{ identify, tuning: { storeTimeoutMs: Infinity } }, RangeError, /`tuning\.storeTimeoutMs`/],
+    [
+      { identify, tuning: { circuitBreaker: { failureThreshold: 0 } } },
+      RangeError,
+      /`tuning\.circuitBreaker\.failureThreshold`/,
+    ],
+    [{ identify, tuning: { circuitBreaker: { cooldownMs: -5 } } }, RangeError, /`tuning\.circuitBreaker\.cooldownMs`/],
     [{ identify, exposeCost: 'always' }, TypeError, /`exposeCost`/],
     [{ identify, policyName: 'bad "name"' }, RangeError, /`policyName`/],
-    [{ identify, debugHeader: 'X Debug' }, RangeError, /`debugHeader`/],
+    [{ identify, tuning: { debugHeader: 'X Debug' } }, RangeError, /`tuning\.debugHeader`/],
     [{ identify, fieldBreakdown: 'yes' }, TypeError, /`fieldBreakdown`/],
-    [{ identify, estimateCacheMaxBytes: -1 }, RangeError, /`estimateCacheMaxBytes`/],
-    [{ identify, denyCacheMaxEntries: 0.5 }, RangeError, /`denyCacheMaxEntries`/],
-    [{ identify, estimateCacheMaxBytes: 1.5 }, RangeError, /`estimateCacheMaxBytes`/],
+    [{ identify, tuning: { estimateCacheMaxBytes: -1 } }, RangeError, /`tuning\.estimateCacheMaxBytes`/],
+    [{ identify, tuning: { denyCacheMaxEntries: 0.5 } }, RangeError, /`tuning\.denyCacheMaxEntries`/],
+    [{ identify, tuning: { estimateCacheMaxBytes: 1.5 } }, RangeError, /`tuning\.estimateCacheMaxBytes`/],
     [{ identify, maxListSize: -1 }, RangeError, /`maxListSize`/],
     [{ identify, maxListSize: '100' }, TypeError, /`maxListSize`/],
-    [{ identify, dryRunLimit: true }, TypeError, /`dryRunLimit`/],
-    [{ identify, dryRunLimit: { capacity: 0, refillPerSecond: 1 } }, RangeError, /`dryRunLimit`\.capacity/],
-    // The entry-count option of the first release is refused with a pointer to its replacement.
-    [{ identify, estimateCacheSize: 1000 }, TypeError, /`estimateCacheSize`.*`estimateCacheMaxBytes`/],
+    [{ identify, tuning: { dryRunLimit: true } }, TypeError, /`tuning\.dryRunLimit`/],
+    [
+      { identify, tuning: { dryRunLimit: { capacity: 0, refillPerSecond: 1 } } },
+      RangeError,
+      /`tuning\.dryRunLimit`\.capacity/,
+    ],
+    [{ identify, tuning: 5 }, TypeError, /`tuning`/],
+    // Options of earlier releases are refused with a pointer to their replacement.
+    [{ identify, estimateCacheSize: 1000 }, TypeError, /`estimateCacheSize`.*`tuning\.estimateCacheMaxBytes`/],
+    [{ identify, storeTimeoutMs: 100 }, TypeError, /`storeTimeoutMs` was replaced by `tuning\.storeTimeoutMs`/],
+    [
+      { identify, introspectionOnlyIsFree: true },
+      TypeError,
+      /`introspectionOnlyIsFree` was replaced by `introspection/,
+    ],
+    [
+      { identify, introspectionIsFree: true },
+      TypeError,
+      /`introspectionIsFree` was replaced by `introspection: 'free'`/,
+    ],
   ])('%o throws %o naming the option', (options, type, message) => {
     expect(() => build(options)).toThrow(type);
     expect(() => build(options)).toThrow(message);
@@ -63,8 +84,7 @@ describe('option validation at construction', () => {
         store: new MemoryBucketStore(),
         policy: { capacity: 5, refillPerSecond: 0 },
         defaultListSize: 0,
-        estimateCacheMaxBytes: 0,
-        circuitBreaker: { cooldownMs: 0 },
+        tuning: { estimateCacheMaxBytes: 0, circuitBreaker: { cooldownMs: 0 } },
       }),
     ).not.toThrow();
   });
@@ -77,11 +97,14 @@ describe('option validation at construction', () => {
 describe('mistakes a JavaScript caller makes', () => {
   it.each([
     [{ identify, polcy: { capacity: 10, refillPerSecond: 1 } }, /unknown option `polcy`\. Did you mean `policy`\?/],
-    [{ identify, storeTimeout: 100 }, /unknown option `storeTimeout`\. Did you mean `storeTimeoutMs`\?/],
+    [
+      { identify, tuning: { storeTimeout: 100 } },
+      /`tuning`: unknown option `storeTimeout`\. Did you mean `storeTimeoutMs`\?/,
+    ],
     [{ identify, onstoreerror: 'deny' }, /unknown option `onstoreerror`\. Did you mean `onStoreError`\?/],
     [
-      { identify, circuitBreaker: { cooldown: 100 } },
-      /`circuitBreaker`: unknown option `cooldown`\. Did you mean `cooldownMs`\?/,
+      { identify, tuning: { circuitBreaker: { cooldown: 100 } } },
+      /`tuning\.circuitBreaker`: unknown option `cooldown`\. Did you mean `cooldownMs`\?/,
     ],
     [
       { identify, metrics: { operationNames: true } },

@@ -204,7 +204,7 @@ describe("queryBudgetPlugin over a partitioned store with one partition down ('a
   const store = new ShardedStore();
 
   beforeAll(async () => {
-    server = await startBudgetServer({ store, policy: POLICY, onStoreError: 'allow', storeTimeoutMs: 50 });
+    server = await startBudgetServer({ store, policy: POLICY, onStoreError: 'allow', tuning: { storeTimeoutMs: 50 } });
   });
   afterAll(() => server.stop());
 

@@ -136,7 +136,7 @@ describe.each(['allow', 'deny', 'local'] as const)("onStoreError: '%s'", (onStor
     store = isolatedStore(redis);
     counting = new CountingStore(store);
     server = await startBudgetServer(
-      { store: counting, policy: POLICY, onStoreError, storeTimeoutMs: TIMEOUT_MS },
+      { store: counting, policy: POLICY, onStoreError, tuning: { storeTimeoutMs: TIMEOUT_MS } },
       { includeStacktraceInErrorResponses: true },
     );
     await warmUp(server);
@@ -232,7 +232,7 @@ describe('a custom store that ignores timeoutMs', () => {
       store: silent,
       policy: POLICY,
       onStoreError: 'allow',
-      storeTimeoutMs: TIMEOUT_MS,
+      tuning: { storeTimeoutMs: TIMEOUT_MS },
     });
     try {
       const replies = await sequence(server, 'silent', 5);

@@ -104,7 +104,7 @@ describe.each(['uneven', 'even'] as const)('on the harness schema with %s union 
 
   beforeAll(async () => {
     cached = await startHarnessServer(variant);
-    uncached = await startHarnessServer(variant, { estimateCacheMaxBytes: 0 });
+    uncached = await startHarnessServer(variant, { tuning: { estimateCacheMaxBytes: 0 } });
   });
 
   afterAll(async () => {

@@ -27,7 +27,7 @@ describe.each<StoreErrorPolicy>(['allow', 'deny', 'local'])('onStoreError %s', (
     const server = await startBudgetServer({
       store: isolatedStore(redis),
       onStoreError,
-      storeTimeoutMs: 1000,
+      tuning: { storeTimeoutMs: 1000 },
       policy: ({ contextValue }) => (contextValue.tier === 'broken' ? BROKEN : GOOD),
     });
     servers.push(server);
@@ -54,7 +54,7 @@ describe.each<StoreErrorPolicy>(['allow', 'deny', 'local'])('lists of limits, on
     const server = await startBudgetServer({
       store: isolatedStore(redis),
       onStoreError,
-      storeTimeoutMs: 1000,
+      tuning: { storeTimeoutMs: 1000 },
       policy: ({ contextValue }) => {
         const broken = BROKEN_LISTS[contextValue.tier ?? ''];
         return (broken === undefined ? GOOD : broken(contextValue.user ?? '')) as typeof GOOD;

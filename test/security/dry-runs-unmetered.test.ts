@@ -10,7 +10,7 @@
  * Guarantee: a dry run takes no tokens, and a caller's dry runs make no more store calls than
  * refused operations would: where this process's deny cache knows the caller's bucket cannot pay,
  * it answers the dry run; otherwise each caller's dry runs pass a local limit of their own
- * (`dryRunLimit`, 10 at once and 1 per second by default, per process, never the caller's bucket),
+ * (`tuning.dryRunLimit`, 10 at once and 1 per second by default, per process, never the caller's bucket),
  * and one over it is refused with a 429.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -46,7 +46,7 @@ beforeAll(async () => {
   };
   server = await startBudgetServer(
     // The breaker opens on the first failure and probes again after 100 ms.
-    { store, policy, storeTimeoutMs: 50, circuitBreaker: { failureThreshold: 1, cooldownMs: 100 } },
+    { store, policy, tuning: { storeTimeoutMs: 50, circuitBreaker: { failureThreshold: 1, cooldownMs: 100 } } },
     { schema: { typeDefs, resolvers } },
   );
 });

@@ -4,14 +4,14 @@
  *
  *   { __schema { types { name fields { name args { name } type { name fields { name type { name } } } } } } }
  *
- * `introspectionOnlyIsFree` is on by default there, so schema tools work whatever the caller's
+ * `introspection: 'free-when-alone'` is the default there, so schema tools work whatever the caller's
  * budget: an operation of nothing but introspection was charged nothing, however nested. On a
  * schema of 40 types of 12 fields, that operation is priced far above the caller's capacity beside
  * a real field; alone it was answered twenty times in a row (0.4 MB and tens of ms of CPU each),
  * for 0 tokens.
  *
  * Guarantee: what is free is bounded: each caller's free introspection passes a local limit
- * (`freeIntrospectionLimit`, 10 at once, refilling 1 per second, per process), and an operation
+ * (`tuning.freeIntrospectionLimit`, 10 at once, refilling 1 per second, per process), and an operation
  * beyond it is priced like any other (here: refused as too expensive, nothing run).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

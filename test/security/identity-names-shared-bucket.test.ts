@@ -33,7 +33,7 @@ describe.each([
       // The identity comes from a value the caller chooses (decoded as a token claim would be).
       identify: ({ contextValue }) => decodeURIComponent(contextValue.user ?? 'anonymous'),
       policy: ({ contextValue }) => (MEMBERS.has(contextValue.user ?? '') ? memberLimits : everyoneElse),
-      storeTimeoutMs: 1000,
+      tuning: { storeTimeoutMs: 1000 },
     });
     servers.push(server);
     return server;

@@ -24,7 +24,7 @@ beforeAll(async () => {
   redis = testRedis(inject('redisPort'));
   await whenReady(redis);
   server = await startBudgetServer(
-    { store: isolatedStore(redis), policy: { capacity: 100, refillPerSecond: 0 }, storeTimeoutMs: 1000 },
+    { store: isolatedStore(redis), policy: { capacity: 100, refillPerSecond: 0 }, tuning: { storeTimeoutMs: 1000 } },
     { schema: { typeDefs: libraryTypeDefs, resolvers: libraryResolvers(counters) } },
   );
 });

@@ -9,8 +9,8 @@
  * empty bucket can still send this as often as they like.
  *
  * Guarantee: only `__typename` is free by default; introspection is priced like any other
- * selection, by the schema's real sizes (`introspectionIsFree: true` opts out, documented as unsafe
- * where introspection is on). Outside production (`introspectionOnlyIsFree`, on there by default),
+ * selection, by the schema's real sizes (`introspection: 'free'` opts out, documented as unsafe
+ * where introspection is on). Outside production (`introspection: 'free-when-alone'`, the default there),
  * an operation of nothing but introspection is free, so that schema tools work; this file runs as
  * production does.
  */
@@ -26,7 +26,7 @@ beforeAll(async () => {
   server = await startBudgetServer({
     store: new MemoryBucketStore(),
     policy: { capacity: 200, refillPerSecond: 0 },
-    introspectionOnlyIsFree: false,
+    introspection: 'priced',
   });
 });
 afterAll(() => server.stop());

@@ -29,7 +29,7 @@ beforeAll(async () => {
     {
       store: isolatedStore(redis),
       policy: { capacity: 100, refillPerSecond: 0 },
-      storeTimeoutMs: 1000,
+      tuning: { storeTimeoutMs: 1000 },
       costModel: 'apollo',
     },
     { schema: { typeDefs: libraryTypeDefs, resolvers: libraryResolvers(counters) } },

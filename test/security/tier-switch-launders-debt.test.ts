@@ -33,7 +33,7 @@ describe.each([
     const server = await startBudgetServer({
       store: makeStore(),
       policy: ({ contextValue }) => TIERS[contextValue.tier ?? 'basic'] as BucketPolicy,
-      storeTimeoutMs: 1000,
+      tuning: { storeTimeoutMs: 1000 },
     });
     servers.push(server);
     return server;

@@ -49,7 +49,7 @@ const number = (name: string, fallback: number): number => (env[name] === undefi
  * queued while disconnected and never resent after a reconnect (a late consume would charge a
  * request that was already decided). Reconnect attempts are frequent (≤ 200 ms apart) so limiting
  * resumes within about a second of Redis returning. No `commandTimeout`: the store's own deadline
- * (`storeTimeoutMs`) bounds every call. Auto-pipelining sends the commands of concurrent requests in
+ * (`tuning.storeTimeoutMs`) bounds every call. Auto-pipelining sends the commands of concurrent requests in
  * one socket write.
  */
 const redisOptions = {
@@ -146,8 +146,10 @@ const server = new ApolloServer<TestContext>({
             // Vite sets MODE=test in the test runner, which children inherit: only 'measure' switches.
             mode: env.MODE === 'measure' ? 'measure' : 'enforce',
             onStoreError: (env.ON_STORE_ERROR ?? 'allow') as StoreErrorPolicy,
-            storeTimeoutMs: number('STORE_TIMEOUT_MS', 50),
-            circuitBreaker: { cooldownMs: number('BREAKER_COOLDOWN_MS', 500) },
+            tuning: {
+              storeTimeoutMs: number('STORE_TIMEOUT_MS', 50),
+              circuitBreaker: { cooldownMs: number('BREAKER_COOLDOWN_MS', 500) },
+            },
           }),
         ],
 });

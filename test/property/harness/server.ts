@@ -89,8 +89,8 @@ export async function startHarnessServer(
     },
     policy: HARNESS_POLICY,
     // As in production: outside it, a query of introspection alone (`{ __typename }`) is free by
-    // choice (introspectionOnlyIsFree), the one exemption from the invariant; test/plugin/introspection.test.ts.
-    introspectionOnlyIsFree: false,
+    // choice (introspection: 'free-when-alone'), the one exemption from the invariant; test/plugin/introspection.test.ts.
+    introspection: 'priced' as const,
     ...options,
     store,
   };
