@@ -27,9 +27,8 @@ const apolloOnly = [
   'test/security/failing-subscribe-refund.test.ts',
   'test/security/hostile-documents-grow-heap.test.ts',
   'test/security/inline-analyzer-options-leak.test.ts',
-  'test/security/late-work-charged-to-next-operation.test.ts',
-  'test/security/shared-context-hides-work.test.ts',
-  'test/security/subscription-event-hides-work.test.ts',
+  'test/security/late-work-charged-to-next-caller.test.ts',
+  'test/security/shared-context-value.test.ts',
   'test/security/subscription-outlives-budget.test.ts',
 ];
 

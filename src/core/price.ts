@@ -66,7 +66,7 @@ export class OperationPricer<TArgs> {
   readonly #charged: (estimate: CostEstimate, request: TArgs) => number;
   readonly #cache: EstimateCache;
   /**
-   * Every schema loaded, by schema object: an operation is priced, metered and settled with the
+   * Every schema loaded, by schema object: an operation is priced and settled with the
    * cost table of the schema it executes against (a server may execute several at once: a schema
    * per tenant, or a schema update while operations of the previous one still run).
    */

@@ -6,17 +6,16 @@
  *   tenant a: { things(first: 50) { id heavy } }     (priced 302: heavy weighs 5)
  *   tenant b: { one { id } }                          (1 ms later, on schema b)
  *
- * The budget kept one cost table, reloaded for each schema it saw: tenant a's meter and response
- * walk ran with schema b's table, which did not know schema a's fields and gave them the default
- * weights. Tenant a's operations were answered `302/52` and charged 1,290 tokens for 20 of them,
- * work worth 6,040.
+ * The budget kept one cost table, reloaded for each schema it saw: tenant a's response walk ran
+ * with schema b's table, which did not know schema a's fields and gave them the default weights.
+ * Tenant a's operations were answered `302/52` and charged 1,290 tokens for 20 of them, work worth
+ * 6,040.
  *
- * A tenant's schema copied from one the budget had already instrumented (`mapSchema`, or
- * `new GraphQLSchema(schema.toConfig())`) carried the instrumented resolvers, which were wrapped
- * again: every call counted twice, 243 tokens for work worth 122, and more with each generation.
+ * A tenant's schema copied from another (`mapSchema`, or `new GraphQLSchema(schema.toConfig())`),
+ * generation after generation, and resolvers assigned to a copy after it served.
  *
- * Guarantee: an operation is priced, metered and settled with the schema it executes against,
- * whatever other schemas the server executes meanwhile, and each resolver call is counted once.
+ * Guarantee: an operation is priced and settled with the schema it executes against, whatever
+ * other schemas the server executes meanwhile; a copy is priced as what it is, each response once.
  */
 import { useSchemaByContext } from '@envelop/core';
 import { mapSchema } from '@graphql-tools/utils';
@@ -128,9 +127,9 @@ it('counts each call once on a schema copied from an instrumented one, however m
   }
 });
 
-it('meters a resolver assigned to a copied schema after the copy served operations', async () => {
+it('charges the work of a resolver assigned to a copied schema after the copy served operations', async () => {
   const copy = mapSchema(tenants.a as GraphQLSchema);
-  // Before it serves: a list 8 times longer than priced, so the meter's count is above the estimate.
+  // Before it serves: a list 8 times longer than priced, so the charge is above the estimate.
   (copy.getType('Query') as GraphQLObjectType).getFields().things!.resolve = () =>
     Array.from({ length: 400 }, (_, id) => ({ id }));
   tenants.later = copy;

@@ -3,12 +3,12 @@
  *
  *   { items(first: 1000) { id } }        (Item @cost(weight: "5"), priced 5,002)
  *
- * GraphQL Yoga's executor completes an async iterable as a list: 1,000 items came back, and the
- * meter, which read only synchronous iterables, counted none of them. No error touched the
- * response, so the meter's count was the charge: 2 tokens for work worth 5,002 (graphql-js 16,
- * under Apollo Server, refuses an async iterable for a list: "Expected Iterable").
+ * GraphQL Yoga's executor completes an async iterable as a list: 1,000 items came back, and an
+ * execution meter that read only synchronous iterables counted none of them; no error touched the
+ * response, so its count was the charge: 2 tokens for work worth 5,002 (graphql-js 16, under Apollo
+ * Server, refuses an async iterable for a list: "Expected Iterable").
  *
- * Guarantee: the items of a list are counted whatever holds them, async iterables included.
+ * Guarantee: every item the response holds is counted, async iterables included.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';

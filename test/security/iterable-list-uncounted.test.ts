@@ -4,13 +4,13 @@
  *   { everything { id } }
  *
  * `everything` has no `@listSize`, so it is priced at 10 items. Its resolver returns
- * `Map.values()` over 50 items (graphql-js completes any iterable as a list). Where no error
- * touches the response, the execution's meter is the charge, and it counted the items of arrays
- * only: 2 tokens were taken for work worth 52. The same with a `Set`, a generator, and the inner
- * lists of a list of lists.
+ * `Map.values()` over 50 items (graphql-js completes any iterable as a list). An execution meter
+ * that counted the items of arrays only was the charge where no error touched the response: 2
+ * tokens were taken for work worth 52. The same with a `Set`, a generator, and the inner lists of a
+ * list of lists.
  *
- * Guarantee: every value a resolver returns is counted, whatever iterable holds it; the response
- * is the same as without the budget.
+ * Guarantee: every item the response holds is counted, whatever iterable a resolver returned; the
+ * response is the same as without the budget.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';

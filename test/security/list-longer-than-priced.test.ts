@@ -10,8 +10,12 @@
  * The same for a mutation, whose root fields are never refunded below their estimate: a list it
  * returns beyond its price is charged too.
  *
+ * And a list so long that walking it would pass the cost engine's work cap (`maxNodes`, 10,000):
+ * a walk that stopped there, or gave up, would refund or forgive the rest.
+ *
  * Guarantee: a list that comes back longer than its priced size is charged for the excess after
- * execution, even when that puts the bucket in debt (refusing until it has refilled).
+ * execution, even when that puts the bucket in debt (refusing until it has refilled); the response
+ * walk counts every item, under no node limit.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
@@ -20,7 +24,7 @@ import { costOf, startBudgetServer, type BudgetServer } from '../plugin/budget-s
 
 const typeDefs = `${costDirectivesTypeDefs}
 type Item { id: ID! }
-type Query { everything: [Item!]! }
+type Query { everything: [Item!]!, huge: [Item!]! }
 type Mutation { addItems(count: Int!): [Item!]! @listSize(slicingArguments: ["count"]) }
 `;
 
@@ -29,6 +33,8 @@ const everything = () => {
   served += 50;
   return Array.from({ length: 50 }, (_, index) => ({ id: String(index) }));
 };
+
+const huge = () => Array.from({ length: 30_000 }, (_, index) => ({ id: String(index) }));
 
 const store = new MemoryBucketStore();
 const policy = { capacity: 100, refillPerSecond: 0 };
@@ -40,7 +46,7 @@ beforeAll(async () => {
   };
   server = await startBudgetServer(
     { store, policy },
-    { schema: { typeDefs, resolvers: { Query: { everything }, Mutation: { addItems } } } },
+    { schema: { typeDefs, resolvers: { Query: { everything, huge }, Mutation: { addItems } } } },
   );
 });
 afterAll(() => server.stop());
@@ -71,4 +77,13 @@ it('charges a mutation for the items it returned beyond its price', async () => 
   // Mutation 1 + addItems 1 + 7 items returned, where 2 were priced.
   expect(costOf(reply)).toMatchObject({ requestedQueryCost: 4, actualQueryCost: 9 });
   expect((await store.peek('adder', policy)).remaining).toBe(91);
+});
+
+it('counts every item of a list past the work cap', async () => {
+  const reply = await server.post('{ huge { id } }', { user: 'hoarder' });
+  expect(reply.status).toBe(200);
+  expect((reply.body.data as { huge: unknown[] }).huge).toHaveLength(30_000);
+  // Query 1 + huge 1 + 30,000 items, where 10 were priced.
+  expect(costOf(reply)).toMatchObject({ requestedQueryCost: 12, actualQueryCost: 30_002 });
+  expect((await store.peek('hoarder', policy)).remaining).toBe(0);
 });

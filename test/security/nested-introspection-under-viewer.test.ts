@@ -4,12 +4,12 @@
  *   { viewer { __schema { types { name fields { name args { name } } } } } }      (viewer: Query!)
  *
  * `__schema` and `__type` are fields of the query type wherever it appears, not only at the root.
- * A settlement that trusts the execution meter (which servers' field hooks never feed with
+ * A settlement that trusted an execution meter (which servers' field hooks never feed with
  * introspection) for any operation without introspection at its root refunded almost all of it:
  * work priced 127 was charged 3.
  *
- * Guarantee: an operation that selects introspection anywhere is settled from its response, so
- * the introspection it returned is paid for.
+ * Guarantee: every operation is settled from its response, so the introspection it returned is
+ * paid for wherever it sits.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';

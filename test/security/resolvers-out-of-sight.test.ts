@@ -1,27 +1,21 @@
 /**
- * Attack on the server's setup: run the resolvers where the meter cannot see them.
+ * Attack on the server's setup: run the resolvers where the budget cannot see them.
  *
  *   an Envelop plugin whose execute runs with a copy of the context value ({ ...context, loaders }),
  *   or with Object.create(context);
  *   resolvers replaced in place after the server started (a hot reload:
- *   addResolversToSchema({ schema, resolvers, updateResolversInPlace: true }))
+ *   addResolversToSchema({ schema, resolvers, updateResolversInPlace: true })), or defined over
+ *   the schema's own with Object.defineProperty
  *
  *   { many(n: 200) { id heavy child { id } } }        (no error touches the response)
  *
- * The meter keeps its state on the context value the budget saw, and counts the calls of the
- * resolvers it wrapped. A copied context, or a resolver put in the wrapper's place, was counted by
- * no meter; with no error in the response the meter's count was trusted as the whole charge: 1
- * token for work worth 1,602, or 802.
+ * An execution meter that kept its state on the context value and counted the calls of the
+ * resolvers it wrapped saw none of these, and was trusted as the whole charge: 1 token for work
+ * worth 1,602, or 802; one that refused redefinitions broke the user's own code.
  *
- * Then: a resolver put in place with `Object.defineProperty` instead of an assignment, and a
- * context value that inherits from the budget's (`Object.create`) beside an error that hides a
- * list longer than priced, still escaped the meter: 52 tokens for 253, 7 for 52.
- *
- * Guarantee: a charge below the estimate is never taken from the meter alone: the response is
- * walked and the charge is at least what it shows. A resolver assigned to an instrumented field
- * is instrumented in its turn, and one defined over it is refused. An execution whose context
- * value inherits from the one the budget saw is metered. (One run with a plain copy of the context
- * value is outside the model: docs/security.md.)
+ * Guarantee: the charge is the price of what the response shows, however the resolvers were put
+ * in place or whatever context value they ran with; where an error hides a list, at least its
+ * estimate. The schema is never changed, so the user may change it as they like.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
@@ -107,14 +101,14 @@ it.runIf(serverKind() === 'yoga')(
 );
 
 it.runIf(serverKind() === 'yoga')(
-  'meters an execution whose context value inherits from the one the budget saw, an error hiding its list',
+  'charges an execution whose context value inherits from the one the budget saw at least its estimate, an error hiding its list',
   async () => {
     heavy = 0;
     const reply = await server.post('{ many(n: 50) { id heavy boom(at: "49") } }', { user: 'proto-hidden' });
     expect(reply.body.data).toEqual({ many: null });
     expect(heavy).toBe(50);
-    // The operation 1, many 1, 50 Things at 1 and their heavy at 5.
-    expect(await taken('proto-hidden')).toBeGreaterThanOrEqual(2 + 50 * 6);
+    // The estimate: the operation 1, many 1, 10 Things (defaultListSize) at 1 and their heavy at 5.
+    expect(await taken('proto-hidden')).toBe(2 + 10 * 6);
   },
 );
 
@@ -138,10 +132,17 @@ it('charges the work of resolvers replaced in place after the server started', a
   expect(await taken('after')).toBe(PRICE);
 });
 
-it('refuses a resolver defined over an instrumented one, rather than running it unmetered', async () => {
+it('charges the work of a resolver defined over the one the schema had', async () => {
   if (served === undefined) throw new Error('the server handed no schema to its plugins');
   const field = (served.getType('Thing') as GraphQLObjectType).getFields().heavy!;
-  expect(() => Object.defineProperty(field, 'resolve', { value: () => 3 })).toThrow(TypeError);
+  Object.defineProperty(field, 'resolve', {
+    value: () => {
+      heavy += 1;
+      return 3;
+    },
+    writable: true,
+    configurable: true,
+  });
   heavy = 0;
   expect((await server.post(QUERY, { user: 'defined' })).status).toBe(200);
   expect(heavy).toBe(200);
