@@ -119,6 +119,8 @@ export interface ApolloBudgetPlugin<TContext> {
       readonly apiSchema: GraphQLSchema;
       readonly coreSupergraphSdl?: string | undefined;
     }): void;
+    /** The server stops: what callers still owe the store is paid, within a deadline. */
+    serverWillStop(): Promise<void>;
   }>;
   requestDidStart(): Promise<ApolloRequestListener<TContext>>;
 }

@@ -57,6 +57,7 @@ export function queryBudgetPlugin<TContext extends object = object>(
         schemaDidLoadOrUpdate({ apiSchema, coreSupergraphSdl }) {
           path.load(apiSchema, coreSupergraphSdl, logger);
         },
+        serverWillStop: () => path.stop(logger),
       };
     },
 

@@ -1,10 +1,17 @@
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
-import { defaultChargedCost } from '../cost/analyzer.js';
-import { AnalyzerCache } from './analyzer-cache.js';
-import { checkKnownOptions } from '../known-options.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
-import { rateLimitedError, tooExpensiveError } from './errors.js';
+import { checkKnownOptions } from '../known-options.js';
+import { BudgetedOperation } from './budgeted-operation.js';
+import type { CostExtension } from './cost-extension.js';
+import { documentKeyOf } from './document-key.js';
+import type { BudgetLimit } from './limits.js';
+import { consoleLogger, type BudgetLogger } from './logger.js';
+import type { StoreErrorPolicy } from './outcomes.js';
+import { RequestPath } from './request-path.js';
+import type { BudgetRequest } from './request.js';
+import { ValuesCache } from './values-cache.js';
 
 /** Options of `chargeOperation`. */
 export interface ChargeOperationOptions {
@@ -16,40 +23,42 @@ export interface ChargeOperationOptions {
   operation?: OperationDefinitionNode;
   /** The caller's bucket key (as `identify` would return it). */
   key: string;
-  policy: BucketPolicy;
+  /** One bucket, or several charged together all-or-nothing (as the plugin's `policy`). */
+  policy: BucketPolicy | readonly BudgetLimit[];
   store: BucketStore;
-  /** What is charged for the estimate. @default `typeCost + fieldCost` */
+  /** What is charged for the estimate (and for the actual cost). @default `typeCost + fieldCost` */
   cost?: (estimate: CostEstimate) => number;
-  /**
-   * Cost-engine options (`costModel`, `defaultListSize`, `maxNodes`, …), as for
-   * `createCostAnalyzer`; `maxListSize` is 10,000 and introspection lists are sized by the schema
-   * (`introspectionListSizes: 'schema'`) unless given, as in the plugin.
-   */
+  /** Cost-engine options, as for `createCostAnalyzer` (the plugin's defaults unless given). */
   analyzer?: CostAnalyzerOptions;
-  /** Deadline of the store call (ms). @default 50 */
+  /** What happens when the store fails or misses its deadline, as the plugin's option. @default 'local' */
+  onStoreError?: StoreErrorPolicy;
+  /** Deadline of each store call (ms). @default 50 */
   timeoutMs?: number;
+  /** Where faults and store trouble are logged. @default `console` (without debug lines) */
+  logger?: BudgetLogger;
 }
 
-/** What `chargeOperation` charged: the tokens and the bucket after them. */
-export interface ChargedOperation extends BucketResult {
-  /** Tokens charged (the estimate through `cost`). */
+/** An operation `chargeOperation` admitted. */
+export interface ChargedOperation {
+  /** Tokens taken up front: the estimate through `cost` (0 where no store answered under `onStoreError: 'allow'`). */
   charged: number;
+  /** The bucket that binds after the charge (fewest tokens left), or undefined where no store answered. */
+  bucket: BucketResult | undefined;
+  /**
+   * Settles the charge against the operation's result, once (as the plugin does after execution:
+   * a list shorter than priced is refunded, a longer one taken, nothing below the estimate where an
+   * error touched it), and resolves with what to put in the result's `extensions.cost`.
+   */
+  settle(result: ExecutionResult): Promise<CostExtension | undefined>;
 }
 
-/** The analyzers of every `chargeOperation` call, shared by options of the same values. */
-const analyzers = new AnalyzerCache();
+/** What the request path's functions receive for a `chargeOperation` call. */
+interface ChargeArgs {
+  readonly key: string;
+  readonly policy: BucketPolicy | readonly BudgetLimit[];
+  readonly cost: ((estimate: CostEstimate) => number) | undefined;
+}
 
-/**
- * Prices one operation and charges it to `key`'s bucket, for operations that do not pass through
- * Apollo Server's request pipeline and so never reach the plugin: subscriptions over `graphql-ws`
- * (call it from `onSubscribe`, and again per delivered event to charge each one).
- *
- * Resolves with the bucket after the charge. Throws a `GraphQLError`, ready to hand to the client,
- * when the operation cannot be paid: `RATE_LIMITED` with `extensions.retryAfter` (seconds, absent
- * when the bucket never refills), `COST_ESTIMATED_TOO_EXPENSIVE` above the capacity, or the cost
- * engine's own error when it cannot be priced. A store failure rejects with the store's error
- * (`BucketStoreError`), for the caller to decide what a subscription gets meanwhile.
- */
 const OPTION_NAMES = {
   schema: true,
   document: true,
@@ -61,36 +70,88 @@ const OPTION_NAMES = {
   store: true,
   cost: true,
   analyzer: true,
+  onStoreError: true,
   timeoutMs: true,
+  logger: true,
 } as const satisfies Record<keyof ChargeOperationOptions, true>;
 
+/** The request paths of every `chargeOperation` call, per store and per the values of the options that shape one. */
+const paths = new ValuesCache<RequestPath<ChargeArgs>>();
+
+/**
+ * Prices one operation and charges it to `key`'s buckets, for operations outside every server's
+ * request pipeline (a queue worker, a transport of your own): through the same path as the plugin,
+ * so the store call has its deadline, the store's partitions their circuit breakers, a refused
+ * caller the deny cache, and `onStoreError` decides what happens while the store is unavailable.
+ * Call the returned `settle` with the operation's result.
+ *
+ * Throws a `GraphQLError`, ready to hand to the client, when the operation cannot be paid:
+ * `RATE_LIMITED` with `extensions.retryAfter` (seconds, absent when the bucket never refills),
+ * `COST_ESTIMATED_TOO_EXPENSIVE` above the smallest capacity, `BUDGET_UNAVAILABLE` under
+ * `onStoreError: 'deny'`, or the cost engine's own error when it cannot be priced. Paths are shared
+ * by calls with the same store and options of the same values (at most 16 per store).
+ */
 export async function chargeOperation(options: ChargeOperationOptions): Promise<ChargedOperation> {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('chargeOperation: options must be an object.');
   checkKnownOptions('chargeOperation', options, Object.keys(OPTION_NAMES));
-  const analyzer = analyzers.analyzerOf(options.schema, options.analyzer ?? {});
-  const estimate = analyzer.estimate({
-    document: options.document,
-    operation: options.operation,
-    operationName: options.operationName ?? null,
-    variables: options.variables ?? null,
-  });
-  const charged = (options.cost ?? defaultChargedCost)(estimate);
-  if (typeof charged !== 'number' || Number.isNaN(charged) || charged < 0) {
-    throw new TypeError(`chargeOperation: \`cost\` returned ${String(charged)}; it must return a number ≥ 0.`);
-  }
-  if (!(charged <= options.policy.capacity)) {
-    throw tooExpensiveError({ estimatedCost: charged, maxCost: options.policy.capacity });
-  }
-  const result = await options.store.consume(options.key, charged, options.policy, {
-    timeoutMs: options.timeoutMs ?? 50,
-  });
-  if (!result.allowed) {
-    throw rateLimitedError({
-      cost: charged,
-      remaining: result.remaining,
-      capacity: options.policy.capacity,
-      refillPerSecond: options.policy.refillPerSecond,
-      retryAfterMs: result.retryAfterMs,
+  const { schema, document, store, key } = options;
+  if (typeof key !== 'string' || key === '') throw new TypeError('chargeOperation: `key` must be a non-empty string.');
+  const path = paths.get(
+    store,
+    { analyzer: options.analyzer ?? {}, onStoreError: options.onStoreError, timeoutMs: options.timeoutMs },
+    ({ analyzer: { supergraphSdl: _read, introspection, ...engine }, ...shape }) =>
+      new RequestPath<ChargeArgs>(
+        {
+          ...engine,
+          store,
+          identify: (args) => args.key,
+          policy: (args) => args.policy,
+          cost: (estimate, args) =>
+            args.cost === undefined ? estimate.typeCost + estimate.fieldCost : args.cost(estimate),
+          introspection: introspection ?? 'priced',
+          ...(shape.onStoreError === undefined ? {} : { onStoreError: shape.onStoreError }),
+          ...(shape.timeoutMs === undefined ? {} : { tuning: { storeTimeoutMs: shape.timeoutMs } }),
+          metrics: false,
+        },
+        'chargeOperation',
+      ),
+  );
+  const logger = options.logger ?? consoleLogger;
+  path.start(logger);
+  const operation = options.operation ?? getOperationAST(document, options.operationName ?? undefined);
+  if (operation === null || operation === undefined) {
+    throw new GraphQLError('The document must hold exactly one operation, or name the one to run.', {
+      extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
     });
   }
-  return { ...result, charged };
+  const request: BudgetRequest<ChargeArgs> = {
+    args: { key, policy: options.policy, cost: options.cost },
+    document,
+    operation,
+    schema,
+    operationName: operation.name?.value ?? options.operationName ?? null,
+    variables: options.variables ?? undefined,
+    documentKey: documentKeyOf(document),
+    headers: undefined,
+    batched: false,
+    contextValue: {},
+    logger,
+    http: () => undefined,
+  };
+  // A gateway's schema is priced with its supergraph's weights (`analyzer.supergraphSdl`).
+  path.load(schema, options.analyzer?.supergraphSdl, logger);
+  const budgeted = new BudgetedOperation(path, request);
+  const verdict = await budgeted.decide();
+  if (verdict.kind === 'refuse') throw verdict.error;
+  const budget = budgeted.budget;
+  const view = budget?.view;
+  return {
+    charged: budget?.charge?.status === 'answered' ? budget.requested : 0,
+    bucket: view?.results[view.binding],
+    settle: async (result) => {
+      const response = { incomplete: false, data: result.data, errors: result.errors ?? null };
+      return (await budgeted.finish(response))?.cost;
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { BucketStoreTimeoutError } from '../bucket/errors.js';
 import { allowedResult, consumeInOrder, deniedResult } from '../bucket/multi-charge.js';
 import type { BucketCallOptions, BucketLimit, BucketResult, BucketStore, MultiBucketResult } from '../bucket/types.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker.js';
+import type { LastKnown } from './last-known.js';
 import type { BudgetLogger } from './logger.js';
 import type { StoreOutcome } from './outcomes.js';
 
@@ -51,6 +52,8 @@ export interface GuardedStoreOptions {
   now?: () => number;
   /** The in-process store used while the primary is unavailable (`onStoreError: 'local'`). */
   fallback: BucketStore | undefined;
+  /** Told every bucket the primary answered for (where the fallback starts from). */
+  known?: LastKnown;
   observer?: StoreObserver;
 }
 
@@ -89,6 +92,7 @@ export class GuardedStore {
   readonly #partitions = new Map<string, Partition>();
   readonly #fallback: BucketStore | undefined;
   readonly #observer: StoreObserver | undefined;
+  readonly #known: LastKnown | undefined;
   /** Whether the store cuts its calls off at their deadline itself (this library's stores do). */
   readonly #keepsDeadline: boolean;
 
@@ -99,6 +103,7 @@ export class GuardedStore {
     this.#breakerOptions = options.breaker;
     this.#now = options.now ?? (() => performance.now());
     this.#fallback = options.fallback;
+    this.#known = options.known;
     this.#keepsDeadline = isDeadlineKeeper(options.store);
     this.#single =
       typeof options.store.partitionOf === 'function'
@@ -130,7 +135,9 @@ export class GuardedStore {
     if (store !== this.#store) return refundOn(store, limits, amount);
     const partitions = this.#partitionsOf(limits, logger);
     const answer = await this.#call(partitions, logger, (options) => refundOn(this.#store, limits, amount, options));
-    return typeof answer === 'object' ? answer : undefined;
+    if (typeof answer !== 'object') return undefined;
+    this.#remember(limits, answer);
+    return answer;
   }
 
   /**
@@ -148,7 +155,9 @@ export class GuardedStore {
     if (store !== this.#store) return takeOn(store, limits, amount);
     const partitions = this.#partitionsOf(limits, logger);
     const answer = await this.#call(partitions, logger, (options) => takeOn(this.#store, limits, amount, options));
-    return typeof answer === 'object' ? answer : undefined;
+    if (typeof answer !== 'object') return undefined;
+    this.#remember(limits, answer);
+    return answer;
   }
 
   /** The state of the breaker of `key`'s partition (`'closed'` for a partition not seen yet). */
@@ -163,7 +172,10 @@ export class GuardedStore {
     const answer = await this.#call(partitions, logger, (options) =>
       chargeOn(this.#store, operation, limits, cost, options),
     );
-    if (typeof answer === 'object') return { status: 'answered', answer, store: this.#store, outcome: 'ok' };
+    if (typeof answer === 'object') {
+      this.#remember(limits, answer.results);
+      return { status: 'answered', answer, store: this.#store, outcome: 'ok' };
+    }
     if (this.#fallback) {
       const started = performance.now();
       const fallback = await chargeOn(this.#fallback, operation, limits, cost, undefined);
@@ -172,6 +184,16 @@ export class GuardedStore {
     }
     const retryAfterMs = Math.max(1, ...partitions.map((partition) => partition.breaker.msUntilProbe()));
     return { status: 'unavailable', retryAfterMs, outcome: answer };
+  }
+
+  /** What the primary said of each bucket, for the fallback to start from. */
+  #remember(limits: readonly BucketLimit[], results: readonly BucketResult[]): void {
+    const known = this.#known;
+    if (known === undefined) return;
+    for (const [index, limit] of limits.entries()) {
+      const result = results[index];
+      if (result !== undefined) known.record(limit, result);
+    }
   }
 
   #newBreaker(name: string | undefined): CircuitBreaker {

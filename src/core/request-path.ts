@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
-import type { BucketPolicy, BucketStore } from '../bucket/types.js';
+import type { BucketLimit, BucketPolicy, BucketStore } from '../bucket/types.js';
 import { type BudgetAnnotation, ResponseAnnotator } from './annotate.js';
 import type { Budget, Settlement } from './budget.js';
 import { chargeBuckets, type DryRunGate } from './charge.js';
@@ -14,7 +14,9 @@ import type { BudgetLogger } from './logger.js';
 import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type BudgetOptions, type ResolvedBudgetOptions } from './options.js';
 import { CostResult } from './outcomes.js';
-import { OwedCharges } from './owed-charges.js';
+import { DebtLedger } from './debt-ledger.js';
+import { FallbackStore } from './fallback-store.js';
+import { LastKnown } from './last-known.js';
 import { ChargeFunctionError, OperationPricer } from './price.js';
 import { dryRunFields, executeRateLimitOnly, nestedDryRun } from './rate-limit-field.js';
 import { DecisionReporter } from './report.js';
@@ -25,6 +27,8 @@ import { Settler } from './settle.js';
 const WARM_UP_KEY = 'graphql-budget:warm-up';
 const WARM_UP_POLICY: BucketPolicy = { capacity: 1, refillPerSecond: 1 };
 const WARM_UP_TIMEOUT_MS = 2000;
+/** How long a stopping server tries to pay what callers owe the store (ms). */
+const STOP_DEADLINE_MS = 5000;
 
 /**
  * The request path, whatever the server: one budget's state (store guard, caches, metrics) and its
@@ -51,6 +55,8 @@ export class RequestPath<TArgs> {
   readonly #store: BucketStore;
   readonly #metrics: BudgetMetrics | undefined;
   readonly #guard: GuardedStore;
+  /** What callers owe the store after the fact, until it takes it. */
+  readonly #debts: DebtLedger;
   readonly #pricer: OperationPricer<TArgs>;
   readonly #inputs: RequestInputResolver<TArgs>;
   readonly #denyCache: DenyCache | undefined;
@@ -71,11 +77,14 @@ export class RequestPath<TArgs> {
     this.#store = config.store ?? new MemoryBucketStore();
     const metrics = config.metrics === false ? undefined : new BudgetMetrics(config.metrics);
     this.#metrics = metrics;
+    const known = new LastKnown();
+    const owedBy = (limit: BucketLimit) => this.#debts.owedBy(limit);
     this.#guard = new GuardedStore({
       store: this.#store,
       timeoutMs: config.storeTimeoutMs,
       breaker: config.circuitBreaker,
-      fallback: config.onStoreError === 'local' ? new MemoryBucketStore() : undefined,
+      fallback: config.onStoreError === 'local' ? new FallbackStore(known, owedBy) : undefined,
+      known,
       observer: metrics && {
         storeCall: (outcome, seconds) => metrics.recordStoreCall(outcome, seconds),
         breakerTransition: (partition, state) => metrics.recordBreakerTransition(partition, state),
@@ -96,7 +105,8 @@ export class RequestPath<TArgs> {
         ? undefined
         : { store: new MemoryBucketStore(), policy: config.freeIntrospectionLimit };
     this.#decider = new Decider(config.onStoreError, this.#dryRunGate?.policy);
-    this.#settler = new Settler(this.#pricer, this.#guard, new OwedCharges(this.#guard));
+    this.#debts = new DebtLedger(this.#guard, this.#store);
+    this.#settler = new Settler(this.#pricer, this.#guard, this.#debts);
     this.#annotator = new ResponseAnnotator(config.policyName);
     this.#reporter = new DecisionReporter(metrics);
   }
@@ -122,6 +132,14 @@ export class RequestPath<TArgs> {
     this.#store.peek(WARM_UP_KEY, WARM_UP_POLICY, { timeoutMs: WARM_UP_TIMEOUT_MS }).catch((error: unknown) => {
       logger.debug(`graphql-budget: store warm-up failed: ${error instanceof Error ? error.message : String(error)}`);
     });
+  }
+
+  /**
+   * The server stops: what callers still owe the store is paid, as far as the store takes it within
+   * `deadlineMs` (see `DebtLedger`).
+   */
+  async stop(logger: BudgetLogger, deadlineMs = STOP_DEADLINE_MS): Promise<void> {
+    if (this.#debts.owing) await this.#debts.settleAll(deadlineMs, logger);
   }
 
   /** Reads the schema's cost directives (see `OperationPricer.load`). */
@@ -205,6 +223,7 @@ export class RequestPath<TArgs> {
         }
       }
     }
+    if (budget.dryRun === undefined) await this.#debts.payFirst(limits, request.logger);
     const charged = await chargeBuckets({
       guard: this.#guard,
       denyCache: this.#denyCache,

@@ -1,7 +1,7 @@
 import type { Budget, Settlement } from './budget.js';
 import { settledView } from './charge.js';
+import type { DebtLedger } from './debt-ledger.js';
 import type { GuardedStore } from './guarded-store.js';
-import type { OwedCharges } from './owed-charges.js';
 import type { OperationPricer } from './price.js';
 import type { BudgetRequest, BudgetResponse } from './request.js';
 
@@ -22,12 +22,12 @@ import type { BudgetRequest, BudgetResponse } from './request.js';
 export class Settler<TArgs> {
   readonly #pricer: OperationPricer<TArgs>;
   readonly #guard: GuardedStore;
-  readonly #owed: OwedCharges;
+  readonly #debts: DebtLedger;
 
-  constructor(pricer: OperationPricer<TArgs>, guard: GuardedStore, owed: OwedCharges) {
+  constructor(pricer: OperationPricer<TArgs>, guard: GuardedStore, debts: DebtLedger) {
     this.#pricer = pricer;
     this.#guard = guard;
-    this.#owed = owed;
+    this.#debts = debts;
   }
 
   async settle(budget: Budget, request: BudgetRequest<TArgs>, response: BudgetResponse): Promise<Settlement> {
@@ -42,10 +42,11 @@ export class Settler<TArgs> {
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
       if (tokensTaken && difference !== 0 && budget.view !== undefined) {
         const { logger } = request;
+        // A refund the store does not answer is lost (the caller paid the estimate); a take is owed.
         const after =
           difference > 0
             ? await this.#guard.refund(charge.store, limits, difference, logger)
-            : await this.#owed.take(charge.store, limits, -difference, logger);
+            : await this.#debts.take(charge.store, limits, -difference, logger);
         if (after) budget.view = settledView(budget.view, after);
       }
     }

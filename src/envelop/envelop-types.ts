@@ -47,6 +47,8 @@ export interface EnvelopBudgetPlugin<TContext> {
     readonly request: { readonly headers: FetchHeaders };
     readonly response: { readonly headers: FetchHeaders };
   }): void;
+  /** GraphQL Yoga only (`yoga.dispose()`): what callers still owe the store is paid, within a deadline. */
+  onDispose(): Promise<void>;
   /** GraphQL Yoga only: its logger becomes the budget's. */
   onYogaInit(payload: { readonly yoga: { readonly logger: BudgetLogger } }): void;
   onExecute(payload: {

@@ -127,6 +127,8 @@ export function useQueryBudget<TContext extends object = object>(
       }
     },
 
+    onDispose: () => path.stop(logger),
+
     onYogaInit({ yoga }) {
       if (given === undefined && isLogger(yoga.logger)) logger = yoga.logger;
       path.start(logger);

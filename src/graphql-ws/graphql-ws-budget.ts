@@ -37,6 +37,11 @@ export type BudgetedExecute = (args: ExecutionArgs) => Promise<ExecutionResult>;
 export interface GraphqlWsBudget {
   readonly execute: BudgetedExecute;
   readonly subscribe: BudgetedSubscribe;
+  /**
+   * The server stops (call it from your shutdown, after closing the sockets): what callers still
+   * owe the store is paid, as far as it takes it within a few seconds.
+   */
+  readonly stop: () => Promise<void>;
 }
 
 const HTTP_ONLY_OPTIONS: readonly HttpOnlyOption[] = ['cacheableResponses', 'corsExposeHeaders', 'fieldBreakdown'];
@@ -81,6 +86,7 @@ export function graphqlWsBudget(options: BudgetedSubscribeOptions): GraphqlWsBud
       const operation = described(args);
       return operation === undefined ? subscribe(args) : subscribeWithBudget(path, operation.request, operation.args);
     },
+    stop: () => path.stop(logger),
   };
 }
 

@@ -25,13 +25,13 @@ describe("chargeOperation with analyzer: { costModel: 'apollo' }", () => {
       store,
       analyzer: apollo,
     });
-    expect(charged).toMatchObject({ allowed: true, charged: 10, remaining: 90 });
+    expect(charged).toMatchObject({ charged: 10, bucket: { allowed: true, remaining: 90 } });
     const ibm = await chargeOperation({ schema, document, variables: { n: 10 }, key: 'bob', policy, store });
-    expect(ibm).toMatchObject({ charged: 12, remaining: 88 });
+    expect(ibm).toMatchObject({ charged: 12, bucket: { remaining: 88 } });
     // A subscription: ticks 3 × Item 1 = 3 (IBM: Subscription 1 + 3 + 1 = 5).
     const subscription = parse('subscription { ticks(count: 3) { id } }');
     expect(
       await chargeOperation({ schema, document: subscription, key: 'ann', policy, store, analyzer: apollo }),
-    ).toMatchObject({ charged: 3, remaining: 87 });
+    ).toMatchObject({ charged: 3, bucket: { remaining: 87 } });
   });
 });

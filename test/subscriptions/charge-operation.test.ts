@@ -3,6 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import type { BucketStore } from '../../src/bucket/types.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { chargeOperation } from '../../src/core/charge-operation.js';
 import { startSubscriptionServer, type SubscriptionServer } from '../../examples/subscriptions/server.js';
@@ -12,12 +13,12 @@ describe('chargeOperation', () => {
     type Item { id: ID! }
     type Query { items(first: Int = 5): [Item!]! @listSize(slicingArguments: ["first"]) }`);
   const policy = { capacity: 20, refillPerSecond: 1 };
+  const document = parse('query Q($n: Int) { items(first: $n) { id } }');
 
   it('prices and charges, and refuses with a GraphQLError the client can read', async () => {
     const store = new MemoryBucketStore();
-    const document = parse('query Q($n: Int) { items(first: $n) { id } }');
     const charged = await chargeOperation({ schema, document, variables: { n: 10 }, key: 'ann', policy, store });
-    expect(charged).toMatchObject({ allowed: true, charged: 12, remaining: 8 });
+    expect(charged).toMatchObject({ charged: 12, bucket: { allowed: true, remaining: 8 } });
 
     const refused = await chargeOperation({ schema, document, variables: { n: 10 }, key: 'ann', policy, store }).catch(
       (error: unknown) => error,
@@ -39,6 +40,62 @@ describe('chargeOperation', () => {
       store,
     }).catch((error: unknown) => error);
     expect((badInput as GraphQLError).extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('settles against the result: a shorter list refunded, a longer one taken, once', async () => {
+    const store = new MemoryBucketStore();
+    const wide = { capacity: 100, refillPerSecond: 0 };
+    const short = await chargeOperation({ schema, document, variables: { n: 10 }, key: 'cat', policy: wide, store });
+    const items = (n: number) => ({ items: Array.from({ length: n }, (_, id) => ({ id: String(id) })) });
+    expect(await short.settle({ data: items(3) })).toMatchObject({ requestedQueryCost: 12, actualQueryCost: 5 });
+    await short.settle({ data: items(0) });
+    expect((await store.peek('cat', wide)).remaining).toBe(95);
+    const long = await chargeOperation({ schema, document, variables: { n: 2 }, key: 'cat', policy: wide, store });
+    expect(await long.settle({ data: items(9) })).toMatchObject({ requestedQueryCost: 4, actualQueryCost: 11 });
+    expect((await store.peek('cat', wide)).remaining).toBe(84);
+  });
+
+  it('goes through the deny cache, the circuit breaker and onStoreError', async () => {
+    const memory = new MemoryBucketStore();
+    let calls = 0;
+    let failing = false;
+    const store: BucketStore = {
+      consume: (...args) => {
+        calls += 1;
+        return failing ? Promise.reject(new Error('down')) : memory.consume(...args);
+      },
+      refund: (...args) => memory.refund(...args),
+      peek: (...args) => memory.peek(...args),
+    };
+    const charge = (extra: Partial<Parameters<typeof chargeOperation>[0]> = {}) =>
+      chargeOperation({ schema, document, variables: { n: 10 }, key: 'dan', policy, store, ...extra });
+    await charge();
+    const refused = await charge().catch((error: GraphQLError) => error.extensions.code);
+    expect(refused).toBe('RATE_LIMITED');
+    expect(calls).toBe(2);
+    // The deny cache answers the next refusal without a store call.
+    expect(await charge().catch((error: GraphQLError) => error.extensions.code)).toBe('RATE_LIMITED');
+    expect(calls).toBe(2);
+
+    failing = true;
+    const deny = { onStoreError: 'deny' as const, key: 'erin' };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await charge(deny).catch((error: GraphQLError) => error.extensions.code)).toBe('BUDGET_UNAVAILABLE');
+    }
+    // Three failures opened the breaker: no more store calls meanwhile.
+    const before = calls;
+    expect(await charge(deny).catch((error: GraphQLError) => error.extensions.code)).toBe('BUDGET_UNAVAILABLE');
+    expect(calls).toBe(before);
+    // The default, 'local', charges an in-process bucket meanwhile.
+    const local = await charge({ key: 'fay' });
+    expect(local).toMatchObject({ charged: 12, bucket: { remaining: 8 } });
+  });
+
+  it('refuses an unknown option by name', async () => {
+    const store = new MemoryBucketStore();
+    await expect(chargeOperation({ schema, document, key: 'x', policy, store, timeout: 5 } as never)).rejects.toThrow(
+      /unknown option `timeout`\. Did you mean `timeoutMs`\?/,
+    );
   });
 });
 

@@ -1,0 +1,167 @@
+import type { BucketLimit, BucketResult, BucketStore } from '../bucket/types.js';
+import type { GuardedStore } from './guarded-store.js';
+import { bucketIdOf } from './last-known.js';
+import type { BudgetLogger } from './logger.js';
+
+/** Buckets that may owe the store at once, at most (see `DebtLedger`). */
+export const MAX_DEBTORS = 100_000;
+
+/** How long after a failed payment the ledger tries again: doubling from the first to the last (ms). */
+export const DEBT_RETRY_MS = { first: 250, last: 5000 } as const;
+
+/** What one bucket owes the store. */
+interface Debt {
+  readonly limit: BucketLimit;
+  amount: number;
+}
+
+/**
+ * Tokens operations owe the store after the fact (a list longer than priced, taken after the
+ * response), kept in this process until the store takes them, so that no outage forgives a debt
+ * while the process lives:
+ *
+ * - a take the store does not answer is kept, per bucket (the amounts of one bucket add up), and
+ *   tried again for as long as the store stays away, after 0.25 s, then twice as long each time,
+ *   up to 5 s (while the circuit breaker is open a try costs no store call);
+ * - a bucket's next charge pays its debt first (`payFirst`), and the in-process bucket that stands
+ *   in for it during an outage starts that much lower (`owedBy`), so a debtor cannot spend it
+ *   locally;
+ * - a server that stops gracefully pays what it can within a deadline (`settleAll`).
+ *
+ * A take the store did not answer had no effect (`RedisBucketStore` gives back one applied after its
+ * deadline), so trying it again takes it once. At most `MAX_DEBTORS` buckets owe at once; beyond
+ * that the smallest debt is forgiven, and logged. What a process owes when it dies is lost.
+ */
+export class DebtLedger {
+  readonly #guard: GuardedStore;
+  readonly #store: BucketStore;
+  readonly #debts = new Map<string, Debt>();
+  #logger: BudgetLogger | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #delayMs: number = DEBT_RETRY_MS.first;
+  #paying: Promise<void> | undefined;
+
+  constructor(guard: GuardedStore, store: BucketStore) {
+    this.#guard = guard;
+    this.#store = store;
+  }
+
+  /** What `limit`'s bucket owes the store now. */
+  owedBy(limit: BucketLimit): number {
+    return this.#debts.get(bucketIdOf(limit))?.amount ?? 0;
+  }
+
+  /** Whether any bucket owes the store. */
+  get owing(): boolean {
+    return this.#debts.size > 0;
+  }
+
+  /**
+   * Takes `amount` from every bucket of `limits`, in the store that charged them, into debt where
+   * one lacks it; the buckets after, or undefined when the store did not answer (then it is owed).
+   */
+  async take(
+    store: BucketStore,
+    limits: readonly BucketLimit[],
+    amount: number,
+    logger: BudgetLogger,
+  ): Promise<BucketResult[] | undefined> {
+    const after = await this.#guard.take(store, limits, amount, logger);
+    if (after === undefined) {
+      for (const limit of limits) this.#owe(limit, amount, logger);
+    }
+    return after;
+  }
+
+  /** Before one of `limits` is charged: what they owe is taken first, where the store answers. */
+  async payFirst(limits: readonly BucketLimit[], logger: BudgetLogger): Promise<void> {
+    if (this.#debts.size === 0) return;
+    for (const limit of limits) {
+      const debt = this.#debts.get(bucketIdOf(limit));
+      if (debt !== undefined) await this.#pay(debt, logger);
+    }
+  }
+
+  /** Pays every debt the store takes within `deadlineMs` (a server stopping); what is left is logged. */
+  async settleAll(deadlineMs: number, logger: BudgetLogger): Promise<void> {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const deadline = performance.now() + deadlineMs;
+    while (this.#debts.size > 0 && performance.now() < deadline) {
+      await this.#payAll(logger);
+      if (this.#debts.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(250, deadlineMs)));
+    }
+    if (this.#debts.size > 0) {
+      logger.error(
+        `graphql-budget: stopping with ${this.#debts.size} bucket(s) still owing the store ${this.#total()} tokens; they are lost.`,
+      );
+    }
+  }
+
+  #owe(limit: BucketLimit, amount: number, logger: BudgetLogger): void {
+    const id = bucketIdOf(limit);
+    const debt = this.#debts.get(id);
+    if (debt !== undefined) {
+      debt.amount += amount;
+    } else {
+      if (this.#debts.size >= MAX_DEBTORS) this.#forgiveSmallest(logger);
+      this.#debts.set(id, { limit, amount });
+    }
+    this.#logger = logger;
+    this.#schedule();
+  }
+
+  #forgiveSmallest(logger: BudgetLogger): void {
+    let smallest: [string, Debt] | undefined;
+    for (const entry of this.#debts)
+      if (smallest === undefined || entry[1].amount < smallest[1].amount) smallest = entry;
+    if (smallest === undefined) return;
+    this.#debts.delete(smallest[0]);
+    logger.error(
+      `graphql-budget: more than ${MAX_DEBTORS} buckets owe the store; ${smallest[1].amount} owed tokens are forgiven.`,
+    );
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#paying !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      const logger = this.#logger;
+      if (logger === undefined) return;
+      this.#paying = this.#payAll(logger).finally(() => {
+        this.#paying = undefined;
+        if (this.#debts.size === 0) {
+          this.#delayMs = DEBT_RETRY_MS.first;
+          return;
+        }
+        this.#delayMs = Math.min(this.#delayMs * 2, DEBT_RETRY_MS.last);
+        this.#schedule();
+      });
+    }, this.#delayMs);
+    this.#timer.unref();
+  }
+
+  /** One try at every debt; the store's batching sends them together. */
+  async #payAll(logger: BudgetLogger): Promise<void> {
+    await Promise.all([...this.#debts.values()].map((debt) => this.#pay(debt, logger)));
+  }
+
+  async #pay(debt: Debt, logger: BudgetLogger): Promise<void> {
+    const { amount } = debt;
+    if (amount <= 0) return;
+    // Taken out of the ledger while the store is asked, and put back (with what was added meanwhile) if it does not answer.
+    debt.amount -= amount;
+    const after = await this.#guard.take(this.#store, [debt.limit], amount, logger);
+    if (after === undefined) {
+      debt.amount += amount;
+    } else if (debt.amount <= 0) {
+      this.#debts.delete(bucketIdOf(debt.limit));
+    }
+  }
+
+  #total(): number {
+    let total = 0;
+    for (const debt of this.#debts.values()) total += debt.amount;
+    return total;
+  }
+}

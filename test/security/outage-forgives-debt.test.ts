@@ -1,0 +1,121 @@
+/**
+ * Attack: take a list longer than priced just as Redis goes away for a while (a failover, a stall),
+ * so that the excess owed after the response is forgiven.
+ *
+ *   { books(first: 1) { id } }      (the resolver returns 440 books; Redis is stopped with SIGSTOP
+ *                                    as it returns, for 8 s or 30 s)
+ *
+ * The excess was tried four times over about five seconds and then dropped: paused 8 s, 24 tokens
+ * were taken for an operation whose response showed 442 ("could not take 418 owed tokens after 4
+ * tries").
+ *
+ * Guarantee: what an operation owes after the fact is kept in the process, per bucket, and tried
+ * again for as long as the store stays away; it is taken once, when the store answers again (or
+ * first, when the caller's next request is decided).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisBucketStore } from '../../src/bucket/redis-store.js';
+import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { costOf, startBudgetServer, testRedis, whenReady, type BudgetServer } from '../plugin/budget-server.js';
+
+const typeDefs = `${costDirectivesTypeDefs}
+type Book { id: ID! }
+type Query { books(first: Int!, pauseMs: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }
+`;
+
+let redis: RedisServer;
+let server: BudgetServer;
+let store: RedisBucketStore;
+const policy = { capacity: 10_000, refillPerSecond: 0 };
+const resumes: Promise<void>[] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  const client = testRedis(redis.port);
+  await whenReady(client);
+  store = new RedisBucketStore(client);
+  const resolvers = {
+    Query: {
+      books: (_: unknown, { pauseMs }: { pauseMs: number }) => {
+        // Redis stops answering as the list comes back: the settlement after execution meets it.
+        redis.pause();
+        resumes.push(new Promise((resolve) => setTimeout(resolve, pauseMs)).then(() => redis.resume()));
+        return Array.from({ length: 440 }, (_, id) => ({ id }));
+      },
+    },
+  };
+  server = await startBudgetServer({ store, policy }, { schema: { typeDefs, resolvers } });
+});
+afterAll(async () => {
+  await Promise.all(resumes);
+  await server.stop();
+  await redis.stop();
+});
+
+/** Tokens taken from `user`'s Redis bucket, read once Redis answers. */
+const taken = async (user: string) => policy.capacity - (await store.peek(user, policy, { timeoutMs: 1000 })).remaining;
+
+/** Waits until `user` has been charged at least `atLeast` (at most `withinMs`), then a moment more. */
+async function settled(user: string, atLeast: number, withinMs: number): Promise<number> {
+  const deadline = performance.now() + withinMs;
+  while (performance.now() < deadline && (await taken(user).catch(() => 0)) < atLeast) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return taken(user);
+}
+
+describe.each([8_000, 30_000])('Redis away for %i ms right after the response', (pauseMs) => {
+  it('takes what the response shows beyond the estimate, once, when Redis is back', {
+    timeout: pauseMs + 30_000,
+  }, async () => {
+    const user = `debtor-${pauseMs}`;
+    const reply = await server.post(`{ books(first: 1, pauseMs: ${pauseMs}) { id } }`, { user });
+    expect(reply.status).toBe(200);
+    // Query 1 + books 1 + 440 books, where 1 was priced.
+    expect(costOf(reply)).toMatchObject({ requestedQueryCost: 3, actualQueryCost: 442 });
+    await resumes.at(-1);
+    expect(await settled(user, 442, 15_000)).toBe(442);
+  });
+});
+
+describe('while Redis is away', () => {
+  it("starts the debtor's in-process bucket where Redis left it, less what it owes", { timeout: 30_000 }, async () => {
+    const small = { capacity: 500, refillPerSecond: 0 };
+    const local = await startBudgetServer(
+      { store, policy: small },
+      {
+        schema: {
+          typeDefs,
+          resolvers: {
+            Query: {
+              books: (_: unknown, { first, pauseMs }: { first: number; pauseMs: number }) => {
+                if (pauseMs > 0) {
+                  redis.pause();
+                  resumes.push(new Promise((resolve) => setTimeout(resolve, pauseMs)).then(() => redis.resume()));
+                }
+                return Array.from({ length: pauseMs > 0 ? 440 : first }, (_, id) => ({ id }));
+              },
+            },
+          },
+        },
+      },
+    );
+    try {
+      // 3 taken up front (497 left, as Redis answers), 439 owed once Redis stops.
+      const owing = await local.post('{ books(first: 1, pauseMs: 6000) { id } }', { user: 'spender' });
+      expect(costOf(owing)).toMatchObject({ requestedQueryCost: 3, actualQueryCost: 442 });
+      // Redis is away: the in-process bucket starts at 497 − 439 = 58, so 52 fits, 102 then does not.
+      const first = await local.post('{ books(first: 50, pauseMs: 0) { id } }', { user: 'spender' });
+      expect(first.status).toBe(200);
+      expect(costOf(first).throttleStatus?.currentlyAvailable).toBe(6);
+      expect((await local.post('{ books(first: 50, pauseMs: 0) { id } }', { user: 'spender' })).status).toBe(429);
+      await resumes.at(-1);
+      // Back in Redis: the debt is taken there too (the in-process bucket stood in only while it was away).
+      expect(await settled('spender', 442, 15_000)).toBe(442);
+    } finally {
+      await local.stop();
+    }
+  });
+});
