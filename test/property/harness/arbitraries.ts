@@ -346,7 +346,7 @@ export function hostileVariablesArb(slots: readonly VariableSlot[]): fc.Arbitrar
 /** How the resolvers behave for one request. */
 export const resolverBehaviourArb: fc.Arbitrary<Behaviour> = fc.record({
   delta: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: -2, max: 4 }) }),
-  throwAt: fc.subarray(THROWABLE, { maxLength: 2 }),
+  throwAt: fc.subarray(THROWABLE, { maxLength: 3 }),
   throwEvery: fc.integer({ min: 1, max: 3 }),
   nullAt: fc.subarray(NULLABLE, { maxLength: 2 }),
   late: fc.boolean(),

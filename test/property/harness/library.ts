@@ -1,14 +1,17 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { costDirectivesTypeDefs } from '../../../src/cost/directives.js';
 import { rateLimitResolvers, rateLimitTypeDefs } from '../../../src/core/rate-limit-field.js';
+import { VARIANT_WEIGHTS, type HarnessVariant, type Work } from './work.js';
 
 /**
  * The schema the budget invariant is checked on: every pricing feature the cost engine has, each
  * resolver instrumented. Nested lists sized by slicing arguments (literal, variable, schema and
  * input-field defaults, a nested input path), a `sizedFields` connection, an interface and a union
  * whose members differ in weight (and a vendor named "Book"), weighted fields and arguments, scalar,
- * enum and nested lists, a list without `@listSize`, non-null fields that throw, a mutation, and
- * the `rateLimit(dryRun:)` field.
+ * enum and nested lists, a list without `@listSize`, non-null fields that throw, nullable lists
+ * (`Query.books`, `Author.books`) and objects (`Query.book`) that such an error nulls while the
+ * rest of the data stays (an error that hides a list, perhaps one longer than priced), a mutation,
+ * and the `rateLimit(dryRun:)` field.
  *
  * The resolvers return lists as the README's install example does (`pool.slice(0, first)`, so a
  * negative `first` returns all but the last items), then as long as the request's behaviour says
@@ -31,7 +34,7 @@ type Book implements Node @cost(weight: "2") {
 type Author implements Node @cost(weight: "${VARIANT_WEIGHTS[variant].Author}") {
   id: ID!
   name: String!
-  books(page: Page = { size: 2 }): [Book!]! @listSize(slicingArguments: ["page.size"])
+  books(page: Page = { size: 2 }): [Book!] @listSize(slicingArguments: ["page.size"])
 }
 input Page { size: Int = 3, offset: Int = 0 }
 type Review { id: ID! stars: Int! }
@@ -44,8 +47,8 @@ union Result = Book | Vendor
 type Edge { cursor: String! node: Book! }
 type Shelf { edges: [Edge!]! total: Int! }
 type Query {
-  books(first: Int!): [Book!]! @listSize(slicingArguments: ["first"])
-  book(id: ID!): Book!
+  books(first: Int!): [Book!] @listSize(slicingArguments: ["first"])
+  book(id: ID!): Book
   shelf(first: Int = 3): Shelf! @listSize(slicingArguments: ["first"], sizedFields: ["edges"])
   search(first: Int = 3): [Result!]! @listSize(slicingArguments: ["first"])
   node(id: ID!): Node
@@ -58,15 +61,6 @@ type Mutation {
 }
 ${rateLimitTypeDefs}`;
 }
-
-/**
- * The two schemas the invariant is checked on: `Vendor` weighs 3 and `Author` 1 where `Book` weighs
- * 2 (members of a union and of an interface that differ in weight, so the response walk prices each
- * by its runtime type), or both 2 as well (the execution meter is then exact, and prices the
- * responses no error touched on its own).
- */
-export const VARIANT_WEIGHTS = { uneven: { Vendor: 3, Author: 1 }, even: { Vendor: 2, Author: 2 } } as const;
-export type HarnessVariant = keyof typeof VARIANT_WEIGHTS;
 
 /** How the resolvers behave for one request (from the `x-behaviour` header). */
 export interface Behaviour {
@@ -89,111 +83,6 @@ export const NULLABLE = ['Book.author', 'Query.node', 'Book.score', 'Vendor.audi
 
 /** Items a list resolver can return at most (its pool), before the behaviour's delta. */
 export const POOL = 6;
-
-/**
- * The price of work by the documented IBM rules, written out here independently of the cost
- * engine: type weights (objects 1 unless `@cost`, scalars and enums 0), field weights (composite
- * fields 1 unless `@cost`, leaves 0), argument weights (input objects 1, scalars 0 unless `@cost`;
- * an argument counts when it has a value after coercion, its default included).
- */
-const TYPE_WEIGHTS: Readonly<Record<string, number>> = {
-  Query: 1,
-  Mutation: 1,
-  Book: 2,
-  Review: 1,
-  Vendor: 3,
-  Edge: 1,
-  Shelf: 1,
-  RateLimit: 0,
-};
-const FIELD_WEIGHTS: Readonly<Record<string, number>> = {
-  'Book.similar': 5,
-  'Book.score': 4,
-  'Vendor.audit': 50,
-  'Mutation.addBooks': 10,
-  'Query.rateLimit': 0,
-};
-const COMPOSITE_FIELDS = new Set([
-  'Book.similar',
-  'Book.author',
-  'Book.review',
-  'Author.books',
-  'Edge.node',
-  'Shelf.edges',
-  'Query.books',
-  'Query.book',
-  'Query.shelf',
-  'Query.search',
-  'Query.node',
-  'Query.everything',
-  'Mutation.addBooks',
-  'Mutation.failBook',
-]);
-
-/** The slicing arguments' values each list field received, by coordinate (what the client chose). */
-export const SLICED_FIELDS = [
-  'Query.books',
-  'Query.shelf',
-  'Query.search',
-  'Query.grid',
-  'Book.tags',
-  'Book.genres',
-  'Book.similar',
-  'Author.books',
-  'Mutation.addBooks',
-];
-
-/** What the resolvers of one request did. */
-export class Work {
-  /** Resolver calls by coordinate. */
-  readonly calls = new Map<string, number>();
-  /** Non-null values returned, by the runtime type of each (objects) or `Scalar`. */
-  readonly returned = new Map<string, number>();
-  /** Argument weights paid by calls (`Book.score(boost:)`, `Author.books(page:)`). */
-  argumentWeights = 0;
-  /** Slicing-argument values the resolvers received. */
-  readonly slices: { coordinate: string; value: number }[] = [];
-  /** Values of `dryRun` the `rateLimit` resolver saw. */
-  readonly dryRuns: boolean[] = [];
-  /** Whether any resolver ran at all (the root type is then paid once). */
-  executed = false;
-  readonly #pending = new Set<Promise<unknown>>();
-
-  /** Waits for every late resolver of the request, including those started by late ones. */
-  async settled(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
-  }
-
-  track<T>(promise: Promise<T>): Promise<T> {
-    this.#pending.add(promise);
-    const done = () => this.#pending.delete(promise);
-    promise.then(done, done);
-    return promise;
-  }
-
-  /** Resolver calls other than `rateLimit`'s. */
-  get otherCalls(): number {
-    let count = 0;
-    for (const [coordinate, calls] of this.calls) if (coordinate !== 'Query.rateLimit') count += calls;
-    return count;
-  }
-
-  /**
-   * The price of this work by the rules above: the root object once when the operation executed
-   * (it returned `data`, even with every field skipped), then each call and each value returned.
-   */
-  price(rootType: 'Query' | 'Mutation', executed: boolean, variant: HarnessVariant): number {
-    const weights: Readonly<Record<string, number>> = { ...TYPE_WEIGHTS, ...VARIANT_WEIGHTS[variant] };
-    let price = executed || this.executed ? (weights[rootType] ?? 1) : 0;
-    for (const [coordinate, calls] of this.calls) price += calls * fieldWeight(coordinate);
-    for (const [type, count] of this.returned) price += count * (weights[type] ?? 0);
-    return price + this.argumentWeights;
-  }
-}
-
-function fieldWeight(coordinate: string): number {
-  return FIELD_WEIGHTS[coordinate] ?? (COMPOSITE_FIELDS.has(coordinate) ? 1 : 0);
-}
 
 interface Book {
   __kind: 'Book';
@@ -224,7 +113,12 @@ export interface HarnessContext {
   behaviour: Behaviour;
 }
 
-type Resolver = (source: unknown, args: Record<string, unknown>, context: HarnessContext) => unknown;
+type Resolver = (
+  source: unknown,
+  args: Record<string, unknown>,
+  context: HarnessContext,
+  info: GraphQLResolveInfo,
+) => unknown;
 
 /**
  * `pool.slice(0, size)` as the README's resolvers do, then lengthened or shortened by the
@@ -236,51 +130,27 @@ function sliced<T>(pool: readonly T[], size: number, behaviour: Behaviour): T[] 
   return Array.from({ length }, (_, index) => pool[index % pool.length] as T);
 }
 
-/** Counts the non-null values a resolver returned, by runtime type. */
-function countReturned(work: Work, value: unknown, objectType: string | undefined): void {
-  if (value === null || value === undefined) return;
-  if (Array.isArray(value)) {
-    for (const item of value) countReturned(work, item, objectType);
-    return;
-  }
-  const type =
-    objectType ?? (typeof value === 'object' ? (value as { __kind?: string }).__kind : undefined) ?? 'Scalar';
-  work.returned.set(type, (work.returned.get(type) ?? 0) + 1);
-}
-
 /**
- * A resolver that records its call, throws or returns null where the behaviour says, answers late
- * when it says, and records what it returned. `objectType` is the named type for object fields
- * (undefined: scalars, or the runtime type from `__kind` under an interface or union).
+ * A resolver that records its call and where it lands in the response, throws or returns null
+ * where the behaviour says, answers late when it says, and records what it returned and where.
+ * `objectType` is the named type for object fields (undefined: scalars, or the runtime type from
+ * `__kind` under an interface or union).
  */
 function instrumented(coordinate: string, objectType: string | undefined, resolve: Resolver): Resolver {
-  return (source, args, context) => {
+  return (source, args, context, info) => {
     const { work, behaviour } = context;
-    work.executed = true;
-    const calls = (work.calls.get(coordinate) ?? 0) + 1;
-    work.calls.set(coordinate, calls);
-    work.argumentWeights += argumentWeight(coordinate, args);
+    const calls = work.called(coordinate, args, info);
     const answer = (): unknown => {
       if (behaviour.throwAt.includes(coordinate) && calls % behaviour.throwEvery === 0) {
         throw new GraphQLError(`${coordinate} failed (behaviour).`, { extensions: { code: 'HARNESS_FAILURE' } });
       }
-      const value = behaviour.nullAt.includes(coordinate) ? null : resolve(source, args, context);
-      countReturned(work, value, objectType);
+      const value = behaviour.nullAt.includes(coordinate) ? null : resolve(source, args, context, info);
+      work.returned(value, objectType, info);
       return value;
     };
     if (!behaviour.late) return answer();
     return work.track(new Promise((resolve) => setImmediate(resolve)).then(answer));
   };
-}
-
-/**
- * What a call's arguments weigh: `Book.score(boost:)` 3 whenever it has a value (an explicit null
- * included), `Author.books(page:)` 1 as an input object (it always has one: its default).
- */
-function argumentWeight(coordinate: string, args: Record<string, unknown>): number {
-  if (coordinate === 'Book.score') return Object.hasOwn(args, 'boost') ? 3 : 0;
-  if (coordinate === 'Author.books') return Object.hasOwn(args, 'page') ? 1 : 0;
-  return 0;
 }
 
 function slice(work: Work, coordinate: string, value: unknown): number {

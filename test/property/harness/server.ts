@@ -18,15 +18,9 @@ import { graphqlWsBudget } from '../../../src/graphql-ws/graphql-ws-budget.js';
 import { listen } from '../../support/listen.js';
 import { serverKind } from '../../plugin/budget-server.js';
 import type { GeneratedRequest } from './arbitraries.js';
-import {
-  CALM,
-  harnessResolvers,
-  harnessTypeDefs,
-  Work,
-  type Behaviour,
-  type HarnessContext,
-  type HarnessVariant,
-} from './library.js';
+import { CALM, harnessResolvers, harnessTypeDefs, type Behaviour, type HarnessContext } from './library.js';
+import { mergedMultipart, type ResponsePart } from './multipart.js';
+import { Work, type HarnessVariant } from './work.js';
 
 type ApolloServerOptionsResolvers = Extract<
   ApolloServerOptions<HarnessContext & { caller: string }>,
@@ -39,17 +33,14 @@ export const HARNESS_POLICY: BucketPolicy = { capacity: 1_000_000, refillPerSeco
 /** What one request got, and what its resolvers did. */
 export interface HarnessReply {
   status: number;
-  body: {
-    data?: unknown;
-    errors?: { message: string; extensions?: Record<string, unknown> }[];
-    extensions?: { cost?: { requestedQueryCost: number; actualQueryCost: number | null } };
-  };
+  body: ResponsePart;
   work: Work;
   /** Tokens the caller's bucket lost (after every late resolver and any late charge). */
   taken: number;
   /**
    * Whether the result came incrementally (`@defer`, `@stream`: a multipart response); `body` is
-   * then its first part, with the errors of every part.
+   * then its first part, with the data all parts make together and the errors of every part
+   * (multipart.ts).
    */
   incremental: boolean;
 }
@@ -117,7 +108,7 @@ export async function startHarnessServer(
       });
       const incremental = response.headers.get('content-type')?.startsWith('multipart/mixed') === true;
       const text = await response.text();
-      const body = incremental ? firstPartOf(text) : (JSON.parse(text) as HarnessReply['body']);
+      const body = incremental ? mergedMultipart(text) : (JSON.parse(text) as ResponsePart);
       const work = works.get(id) ?? new Work();
       works.delete(id);
       await work.settled();
@@ -182,31 +173,15 @@ async function startYoga(
   return listen(yoga);
 }
 
-/**
- * The first part of a multipart (incremental) response, with the errors of every part: the
- * invariant needs to know whether an error touched the result anywhere.
- */
-function firstPartOf(text: string): HarnessReply['body'] {
-  const parts = text
-    .split(/\r\n---/)
-    .map((part) => part.slice(part.indexOf('\r\n\r\n') + 4).trim())
-    .filter((part) => part.startsWith('{'))
-    .map((part) => JSON.parse(part) as HarnessReply['body'] & { incremental?: { errors?: unknown[] }[] });
-  const [first, ...rest] = parts;
-  if (first === undefined) throw new Error(`a multipart response without a part: ${text.slice(0, 200)}`);
-  const errors = [
-    ...(first.errors ?? []),
-    ...rest.flatMap((part) => [
-      ...(part.errors ?? []),
-      ...(part.incremental ?? []).flatMap((entry) => (entry.errors ?? []) as { message: string }[]),
-    ]),
-  ];
-  return { ...first, ...(errors.length === 0 ? {} : { errors }) };
-}
-
 /** What two operations sent at once on one graphql-ws connection got, and what their resolvers did together. */
 export interface HarnessSocketReply {
-  results: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] }[];
+  /** What each request got, in the order sent. */
+  results: ResponsePart[];
+  /**
+   * The name each request's operation was sent under, in the order sent (`Pair0`, `Pair1`): the
+   * harness renames them so that `work.shown` can tell one's work from the other's.
+   */
+  operations: string[];
   /** Both operations' work: they share the connection's one context value. */
   work: Work;
   /** Tokens the caller's bucket lost (after every late resolver and any late charge). */
@@ -246,6 +221,8 @@ export async function startHarnessSocketServer(variant: HarnessVariant): Promise
         store,
         policy: HARNESS_POLICY,
         identify: ({ contextValue }: ExecutionArgs) => (contextValue as Caller).caller,
+        // As on the HTTP servers: a query of introspection alone (`{ __typename }`) is priced too.
+        introspection: 'priced',
       }),
     },
     sockets,
@@ -262,13 +239,14 @@ export async function startHarnessSocketServer(variant: HarnessVariant): Promise
         connectionParams: { caller, behaviour },
       });
       try {
+        const operations = requests.map((_, index) => `Pair${index}`);
         const results = await Promise.all(
           requests.map(
-            (request) =>
-              new Promise<HarnessSocketReply['results'][number]>((resolve) => {
-                let last: HarnessSocketReply['results'][number] = {};
+            (request, index) =>
+              new Promise<ResponsePart>((resolve) => {
+                let last: ResponsePart = {};
                 client.subscribe(
-                  { query: request.operation.text, variables: request.variables },
+                  { query: named(request.operation.text, operations[index]!), variables: request.variables },
                   {
                     next: (value) => {
                       last = value as typeof last;
@@ -286,7 +264,7 @@ export async function startHarnessSocketServer(variant: HarnessVariant): Promise
         await work.settled();
         for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
         const bucket = await store.peek(caller, HARNESS_POLICY);
-        return { results, work, taken: HARNESS_POLICY.capacity - bucket.remaining };
+        return { results, operations, work, taken: HARNESS_POLICY.capacity - bucket.remaining };
       } finally {
         await client.dispose();
       }
@@ -296,4 +274,9 @@ export async function startHarnessSocketServer(variant: HarnessVariant): Promise
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** The operation `text` (a generated one: `query`/`mutation`, maybe a name, then variables or `{`) under `name`. */
+function named(text: string, name: string): string {
+  return text.replace(/^(query|mutation)(?: +[_A-Za-z]\w*)?/, `$1 ${name}`);
 }
