@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetPacer, type BudgetClientOptions, type BudgetWait } from '../../src/client/index.js';
 import { BOOKSTORE, CLIENT_NAMES, makeClient, type ClientName } from '../support/budget-clients.js';
-import { loopbackFetch, type LoopbackFetch } from '../support/loopback-fetch.js';
+import { loopbackFetch } from '../support/loopback-fetch.js';
+import type { RecordingFetch } from '../support/recording-fetch.js';
 import { startExample, type RunningExample } from '../example/example-process.js';
 
 let example: RunningExample;
@@ -49,7 +50,7 @@ function caller(name: ClientName, options: BudgetClientOptions = {}, setup: { ur
 }
 
 /** The requests `raw` sent from index `from` on. */
-const sentSince = (raw: LoopbackFetch, from: number) => raw.sent.slice(from);
+const sentSince = (raw: RecordingFetch, from: number) => raw.sent.slice(from);
 
 describe.concurrent.each(CLIENT_NAMES)('%s with the library helper, against the example bookstore', (name) => {
   it("turns an anonymous caller's 429 into a success after Retry-After (within 10 %)", async () => {

@@ -1,29 +1,27 @@
 import { request } from 'node:http';
+import { recordingFetch, type RecordingFetch } from './recording-fetch.js';
 
 let next = 2;
 
 /**
- * A `fetch` whose connections come from a loopback address of their own (127.0.0.2, 127.0.0.3, …,
- * one per call of this function), over node:http: to a server that budgets anonymous callers by
- * their address, each such fetch is a new caller with a full bucket. Also counts and times what it
- * sends, for tests that check how many requests a client made and when.
+ * A recording `fetch` whose connections come from a loopback address of their own (127.0.0.2,
+ * 127.0.0.3, …, one per call of this function), over node:http: to a server that budgets anonymous
+ * callers by their address, each such fetch is a new caller with a full bucket.
  */
-export function loopbackFetch(): LoopbackFetch {
-  const localAddress = `127.0.0.${next++}`;
-  if (next > 254) next = 2;
-  const sent: SentRequest[] = [];
-  const fetchFrom = (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+export function loopbackFetch(): RecordingFetch {
+  const localAddress = `127.0.0.${next}`;
+  next = next === 254 ? 2 : next + 1;
+  return recordingFetch(async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
     for (const [name, value] of new Headers(init?.headers)) headers.set(name, value);
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     const body = init?.body ?? (input instanceof Request && method !== 'GET' ? await input.text() : undefined);
-    if (body !== undefined && body !== null && typeof body !== 'string')
+    if (body !== undefined && body !== null && typeof body !== 'string') {
       throw new TypeError('loopbackFetch sends text bodies only');
+    }
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     signal?.throwIfAborted();
-    const entry: SentRequest = { at: performance.now(), status: null, answeredAt: null, retryAfter: null };
-    sent.push(entry);
     return new Promise<Response>((resolve, reject) => {
       const outgoing = request(
         url,
@@ -33,9 +31,6 @@ export function loopbackFetch(): LoopbackFetch {
           incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
           incoming.on('error', reject);
           incoming.on('end', () => {
-            entry.status = incoming.statusCode ?? 0;
-            entry.answeredAt = performance.now();
-            entry.retryAfter = incoming.headers['retry-after'] ?? null;
             const responseHeaders = new Headers();
             for (const [name, value] of Object.entries(incoming.headers)) {
               for (const item of Array.isArray(value) ? value : [value ?? '']) responseHeaders.append(name, item);
@@ -54,22 +49,5 @@ export function loopbackFetch(): LoopbackFetch {
       outgoing.on('error', reject);
       outgoing.end(body ?? undefined);
     });
-  }) as LoopbackFetch;
-  return Object.assign(fetchFrom, { localAddress, sent });
+  });
 }
-
-/** A request a loopback fetch sent: when (performance.now), and its answer. */
-export interface SentRequest {
-  at: number;
-  status: number | null;
-  answeredAt: number | null;
-  /** The answer's Retry-After header. */
-  retryAfter: string | null;
-}
-
-export type LoopbackFetch = typeof fetch & {
-  /** The address its connections come from. */
-  readonly localAddress: string;
-  /** Every request sent, in order. */
-  readonly sent: SentRequest[];
-};
