@@ -86,8 +86,11 @@ export function budgetLinkHandler(options?: BudgetClientOptions): BudgetLinkHand
       const unsubscribed = new AbortController();
       const signal = (operation.getContext() as { fetchOptions?: { signal?: AbortSignal } }).fetchOptions?.signal;
       let current: Attempt | undefined;
+      /** Rejects the send in flight: unsubscribed, it will never answer (and the pacer must hear so). */
+      let cancel: ((reason: unknown) => void) | undefined;
       const send = () =>
-        new Promise<{ value: Attempt; budget: ResponseBudget | null }>((resolve) => {
+        new Promise<{ value: Attempt; budget: ResponseBudget | null }>((resolve, reject) => {
+          cancel = reject;
           current?.subscription?.unsubscribe();
           const attempt: Attempt = { events: [], deliver: null };
           current = attempt;
@@ -123,6 +126,7 @@ export function budgetLinkHandler(options?: BudgetClientOptions): BudgetLinkHand
       return () => {
         unsubscribed.abort();
         current?.subscription?.unsubscribe();
+        cancel?.(unsubscribed.signal.reason);
       };
     });
   };
