@@ -1,6 +1,7 @@
 /**
  * Apollo Client 4, Apollo Client 3, urql and graphql-request, each with only the library's helper
- * added, against the example bookstore (`npm start`, in its own process) over real HTTP. Each test
+ * added, against the example bookstore (`npm start`, in its own process; the 429 also on GraphQL Yoga,
+ * `npm start -- --server yoga`) over real HTTP. Each test
  * is an anonymous caller of its own (a loopback address of its own, so a full bucket of 30 tokens
  * refilling 1 per second) and first spends what it needs with plain requests: Retry-After is then
  * a second or two, and the tests of the four clients run at once.
@@ -13,22 +14,25 @@ import type { RecordingFetch } from '../support/recording-fetch.js';
 import { startExample, type RunningExample } from '../example/example-process.js';
 
 let example: RunningExample;
+/** The same bookstore on GraphQL Yoga (`npm start -- --server yoga`). */
+let onYoga: RunningExample;
 
 beforeAll(async () => {
-  example = await startExample();
+  [example, onYoga] = await Promise.all([startExample(), startExample({}, 30_000, ['--server', 'yoga'])]);
 });
-afterAll(() => example?.stop());
+afterAll(() => Promise.all([example?.stop(), onYoga?.stop()]));
 
 /** A new anonymous caller: its fetch, and the client `name` over it with `options`. */
 function caller(
   name: ClientName,
   options: BudgetClientOptions = {},
-  setup: { urqlGet?: boolean; headers?: Record<string, string> } = {},
+  setup: { urqlGet?: boolean; headers?: Record<string, string>; url?: string } = {},
 ) {
+  const url = setup.url ?? example.url;
   const raw = loopbackFetch();
   const waits: BudgetWait[] = [];
   const client = makeClient(name, {
-    url: example.url,
+    url,
     fetch: raw,
     options: { ...options, onWait: (wait) => waits.push(wait) },
     ...setup,
@@ -37,7 +41,7 @@ function caller(
   const spend = async (...documents: string[]): Promise<number> => {
     let left = Number.NaN;
     for (const query of documents) {
-      const response = await raw(example.url, {
+      const response = await raw(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query }),
@@ -60,8 +64,11 @@ const sentSince = (raw: RecordingFetch, from: number) => raw.sent.slice(from);
  * A 429 for the search (8 tokens, 6 left), then a success after Retry-After, with one wait of
  * Retry-After reported and nothing hand-written in the client.
  */
-async function backsOff(name: ClientName, headers?: Record<string, string>): Promise<void> {
-  const { raw, client, waits, spend } = caller(name, {}, headers ? { headers } : {});
+async function backsOff(
+  name: ClientName,
+  setup: { headers?: Record<string, string>; url?: string } = {},
+): Promise<void> {
+  const { raw, client, waits, spend } = caller(name, {}, setup);
   expect(await spend(BOOKSTORE.bestsellers, BOOKSTORE.bestsellers)).toBe(6);
   const from = raw.sent.length;
 
@@ -167,9 +174,14 @@ describe.concurrent.each(CLIENT_NAMES)('%s with the library helper, against the 
   });
 });
 
+describe.concurrent.each(CLIENT_NAMES)('%s against the bookstore on GraphQL Yoga', (name) => {
+  it("turns an anonymous caller's 429 into a success after Retry-After (within 10 %)", () =>
+    backsOff(name, { url: onYoga.url }));
+});
+
 describe('Apollo Client 4 asking for application/json', () => {
   it('turns the 429, a ServerError without graphql-response+json, into a success after Retry-After', () =>
-    backsOff('Apollo Client 4', { accept: 'application/json' }));
+    backsOff('Apollo Client 4', { headers: { accept: 'application/json' } }));
 });
 
 describe('urql with its default GET requests', () => {
