@@ -4,7 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * The suites that hold on every server: run again on GraphQL Yoga (the Envelop plugin) by the
  * `yoga` project. Left out of it: tests of what only Apollo Server has (its cache-control policy:
  * cacheable-budget-leaks) and tests that start no HTTP server of the budget's (subscriptions,
- * `chargeOperation`, the heap probe of Apollo Server).
+ * `chargeOperation`, the heap probe of Apollo Server). test/client/ runs once, in the `apollo`
+ * project: its files start the servers they need (the bookstore on Apollo Server and on Yoga).
  */
 const onEveryServer = [
   'test/security/**/*.test.ts',

@@ -49,8 +49,12 @@ if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 // The command's file starts with `#!/usr/bin/env node` (tsc keeps it); npm links it as the bin.
 chmodSync(join(esm, 'cli/main.js'), 0o755);
 
-/** The package's entry points (package.json `exports`), as paths under dist/esm and dist/cjs. */
-const ENTRIES = ['index', 'apollo/index', 'envelop/index'];
+/**
+ * The package's entry points (package.json `exports`), as paths under dist/esm and dist/cjs.
+ * `client/index` (`graphql-budget/client`) shares no code with the others: it is what API
+ * clients import, and loads nothing but its own files.
+ */
+const ENTRIES = ['index', 'apollo/index', 'envelop/index', 'client/index'];
 
 step('dist/cjs (rolldown)');
 await build({

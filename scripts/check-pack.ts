@@ -1,8 +1,9 @@
 /**
  * `npm run pack:check`: what a publisher packs from a fresh clone holds the package. Removes
  * `dist/`, runs `npm pack` (whose `prepack` builds), and checks that the tarball holds every file
- * that package.json names: each target of `exports`, `main`, `types` and `bin`. Prints the files
- * missing and exits 1, or the tarball's size and file count.
+ * that package.json names: each target of `exports`, `main`, `types` and `bin`, and that the
+ * client entry's built files load only each other. Prints the files missing and exits 1, or the
+ * tarball's size and file count.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -44,6 +45,23 @@ if (tarball === undefined) throw new Error('npm pack printed no tarball');
 const files = new Set(tarball.files.map((file) => file.path));
 const missing = [...new Set(named)].filter((path) => !files.has(path));
 rmSync(destination, { recursive: true, force: true });
+// `graphql-budget/client` is for API clients: its built files load nothing but each other.
+const clientFiles = [...files].filter((path) => /^dist\/(esm|cjs)\/client\/.*\.js$/.test(path));
+const reaching = clientFiles.flatMap((path) =>
+  [
+    ...readFileSync(join(root, path), 'utf8').matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g,
+    ),
+  ]
+    .map((match) => match[1] as string)
+    .filter((specifier) => !/^\.\/[\w-]+\.js$/.test(specifier))
+    .map((specifier) => `${path} loads ${specifier}`),
+);
+if (clientFiles.length === 0) missing.push('dist/esm/client/*.js');
+if (reaching.length > 0) {
+  console.error(`graphql-budget/client loads files outside it:\n${reaching.map((line) => `  ${line}`).join('\n')}`);
+  process.exit(1);
+}
 if (missing.length > 0) {
   console.error(`the packed tarball lacks files package.json names:\n${missing.map((path) => `  ${path}`).join('\n')}`);
   process.exit(1);

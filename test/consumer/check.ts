@@ -19,6 +19,11 @@
  * - cli         the `graphql-budget` command, in a project with only graphql-budget and graphql
  *               installed (peers omitted): `npx graphql-budget --help`, and the README's operation
  *               priced 18 against the README's schema, as the servers above charge it
+ * - client      `graphql-budget/client` in a project with graphql-budget alone (peers omitted: no
+ *               server, no graphql, no client library): it loads through `require` and `import`
+ *               with the same exports and reads a budget, and its declarations compile with
+ *               `skipLibCheck: false` for Node (`nodenext`, ES module and CommonJS) and for a
+ *               browser bundle (`moduleResolution: bundler`, the DOM's types, no @types/node)
  *
  * Each project installs the tarball and the README's other packages from the npm registry, starts
  * its server, sends the README's curl request over HTTP and compares the answer with the response
@@ -431,6 +436,88 @@ async function checkCli(tarball: string): Promise<string> {
   return `${installed}; npx graphql-budget --help; price: the README's operation costs ${expected}`;
 }
 
+/** `graphql-budget/client` where nothing but graphql-budget (and TypeScript, to compile) is installed. */
+async function checkClient(tarball: string): Promise<string> {
+  const dir = join(work, 'client');
+  mkdirSync(dir);
+  const manifest = { name: 'consumer-client', version: '1.0.0', private: true, type: 'module' };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const typescript = npmInstallPackages(installBlock(blocks, 'npm, TypeScript').text);
+  const started = performance.now();
+  await mustRun(
+    'npm install',
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--omit=peer', tarball, ...typescript],
+    dir,
+    300_000,
+  );
+  const installed = `installed in ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  for (const absent of ['@apollo/server', 'graphql', '@apollo/client', '@urql/core', 'graphql-request']) {
+    if (existsSync(join(dir, 'node_modules', absent))) throw new Error(`${absent} is installed in the client project`);
+  }
+
+  writeFileSync(
+    join(dir, 'load.cjs'),
+    `const cjs = require('graphql-budget/client');
+import('graphql-budget/client').then((esm) => {
+  const names = (module) => Object.keys(module).filter((name) => name !== 'default').sort().join();
+  if (names(cjs) !== names(esm)) throw new Error('require: ' + names(cjs) + '; import: ' + names(esm));
+  const budget = esm.readBudget(
+    { extensions: { cost: { requestedQueryCost: 3, actualQueryCost: 3 } } },
+    { status: 200, headers: new Headers({ ratelimit: '"budget";r=2;t=1' }) },
+  );
+  if (budget.requestedQueryCost !== 3 || budget.throttleStatus.currentlyAvailable !== 2) throw new Error(JSON.stringify(budget));
+  for (const helper of [cjs.budgetFetch, cjs.budgetLinkHandler, cjs.budgetExchange]) helper({ pacer: cjs.budgetPacer() });
+  console.log(names(esm));
+});
+`,
+  );
+  const exported = (await mustRun('node load.cjs', process.execPath, ['load.cjs'], dir, 30_000)).trim();
+
+  mkdirSync(join(dir, 'types'));
+  const use = `const pacer = budgetPacer();
+export const fetchWithBudget: typeof fetch = budgetFetch({ pacer, maxRetries: 2, onWait: (wait: BudgetWait) => wait.ms });
+export const handler = budgetLinkHandler({ pacer });
+export const exchange = budgetExchange({ retryMutations: true });
+export const budget: ResponseBudget = readBudget(null, new Response(null, { status: 429 }));
+`;
+  const names = 'budgetExchange, budgetFetch, budgetLinkHandler, budgetPacer, readBudget';
+  writeFileSync(
+    join(dir, 'types/client.ts'),
+    `import { ${names}, type BudgetWait, type ResponseBudget } from 'graphql-budget/client';\n${use}`,
+  );
+  writeFileSync(
+    join(dir, 'types/client.cts'),
+    `import client = require('graphql-budget/client');\nconst { ${names} } = client;\n` +
+      `type BudgetWait = client.BudgetWait;\ntype ResponseBudget = client.ResponseBudget;\n${use}`,
+  );
+  const strict = { strict: true, skipLibCheck: false, noEmit: true };
+  const configs: [string, string, object, string][] = [
+    ['node', 'types/client.ts', { ...strict, module: 'nodenext', types: ['node'] }, 'esm'],
+    ['require', 'types/client.cts', { ...strict, module: 'nodenext', types: ['node'] }, 'cjs'],
+    [
+      'browser',
+      'types/client.ts',
+      { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] },
+      'esm',
+    ],
+  ];
+  for (const [name, file, compilerOptions, expected] of configs) {
+    writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files: [file] }, null, 2));
+    const out = await mustRun(
+      `tsc -p tsconfig.${name}.json`,
+      join(dir, 'node_modules/.bin/tsc'),
+      ['-p', `tsconfig.${name}.json`, '--listFiles'],
+      dir,
+      120_000,
+    );
+    const read = /graphql-budget\/dist\/(esm|cjs)\/client\/index\.d\.ts/.exec(out)?.[1];
+    if (read !== expected)
+      throw new Error(`tsc -p tsconfig.${name}.json read dist/${read}/client, not dist/${expected}/client`);
+  }
+  return `${installed}; no server, graphql or client library; require and import give ${exported}; declarations compile for nodenext (ESM, CommonJS) and a browser bundle`;
+}
+
 async function cleanUp(): Promise<void> {
   for (const child of children) child.kill('SIGKILL');
   await redis?.stop();
@@ -456,11 +543,16 @@ try {
       console.log(`consumer check: ${project.name.padEnd(13)} FAIL  ${(error as Error).message}`);
     }
   }
-  try {
-    console.log(`consumer check: ${'cli'.padEnd(13)} ok    ${await checkCli(tarball)}`);
-  } catch (error) {
-    failed++;
-    console.log(`consumer check: ${'cli'.padEnd(13)} FAIL  ${(error as Error).message}`);
+  for (const [name, checkOne] of [
+    ['cli', checkCli],
+    ['client', checkClient],
+  ] as const) {
+    try {
+      console.log(`consumer check: ${name.padEnd(13)} ok    ${await checkOne(tarball)}`);
+    } catch (error) {
+      failed++;
+      console.log(`consumer check: ${name.padEnd(13)} FAIL  ${(error as Error).message}`);
+    }
   }
 } catch (error) {
   failed++;

@@ -137,7 +137,10 @@ function tsconfig(sources: string): object {
       noEmit: true,
       experimentalDecorators: true,
       emitDecoratorMetadata: true,
-      paths: { 'graphql-budget': [sources] },
+      paths: {
+        'graphql-budget': [sources],
+        'graphql-budget/client': [sources.replace(/index\.ts$/, 'client/index.ts')],
+      },
     },
     include: ['pages/**/*.ts'],
   };

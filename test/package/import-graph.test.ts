@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
  * (bucket/) and the cost engine (cost/) know nothing of requests; the request path (core/) knows
  * no server; each adapter (apollo/, envelop/, graphql-ws/) knows the core and no other adapter;
  * index.ts only re-exports. No file imports a server's package: the adapters describe the servers'
- * types structurally, so the declarations need none of them installed.
+ * types structurally, so the declarations need none of them installed. The client entry (client/,
+ * `graphql-budget/client`) stands apart: it imports nothing outside its folder, not even a package,
+ * and nothing outside it imports it.
  */
 
 const src = join(dirname(new URL(import.meta.url).pathname), '../../src');
@@ -22,6 +24,7 @@ const layers: Record<string, { level: number; mayImport: readonly string[] }> = 
   envelop: { level: 3, mayImport: ['core', 'cost', 'bucket'] },
   'graphql-ws': { level: 3, mayImport: ['core', 'cost', 'bucket'] },
   cli: { level: 4, mayImport: ['.', 'core', 'cost', 'bucket'] },
+  client: { level: 1, mayImport: [] },
 };
 
 const serverPackages = /^(@apollo\/server|@apollo\/gateway|@envelop\/|graphql-yoga|graphql-ws)/;
@@ -105,6 +108,22 @@ describe('src/ import graph', () => {
       source.packages.filter((name) => serverPackages.test(name)).map((name) => `${source.file} → ${name}`),
     );
     expect(violations).toEqual([]);
+  });
+
+  it('keeps client/ apart: it imports nothing outside its folder and no package, and nothing imports it', () => {
+    const client = all.filter((source) => folderOf(source.file) === 'client');
+    expect(client.map((source) => source.file)).toContain('client/index.ts');
+    const outward = client.flatMap((source) => [
+      ...source.imports.filter((target) => folderOf(target) !== 'client').map((target) => `${source.file} → ${target}`),
+      ...source.packages.map((name) => `${source.file} → ${name}`),
+    ]);
+    expect(outward).toEqual([]);
+    const inward = all
+      .filter((source) => folderOf(source.file) !== 'client')
+      .flatMap((source) =>
+        source.imports.filter((target) => folderOf(target) === 'client').map((target) => `${source.file} → ${target}`),
+      );
+    expect(inward).toEqual([]);
   });
 
   it('keeps index.ts to re-exports', () => {
