@@ -41,7 +41,8 @@ export async function costEstimate(options: CostEstimateOptions): Promise<Sectio
   const cache = new EstimateCache(4 * 1024 * 1024);
   const queryHash = createHash('sha256').update(source).digest('hex');
   const operation = getOperationAST(document, 'Big') ?? undefined;
-  const cacheKey = (): string => estimateCacheKey(0, queryHash, 'Big', operation!, variables)!;
+  const cacheKey = (): string =>
+    estimateCacheKey(0, queryHash, 'Big', operation?.variableDefinitions ?? [], variables)!;
   cache.set(cacheKey(), { estimate: estimateCost({ schema, document, variables }) });
 
   // CPU time (µs) rather than wall time: other processes on a busy machine do not count.

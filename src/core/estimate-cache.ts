@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { OperationDefinitionNode } from 'graphql';
+import type { VariableDefinitionNode } from 'graphql';
 import type { CostEstimate } from '../cost/types.js';
 import { variablesKey } from '../cost/variables-key.js';
 import type { CostErrorRecord } from './errors.js';
@@ -11,9 +11,9 @@ import type { CostErrorRecord } from './errors.js';
  * code and locations; never an AST node, which would keep the whole document (source text and
  * tokens) alive.
  *
- * A request whose declared variables serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters is
- * not cached (a 1 MB variables object must not become a 1 MB cache key), nor one whose variables
- * are not JSON data.
+ * A request whose variables that price serialize to more than `MAX_VARIABLES_KEY_LENGTH` characters
+ * is not cached (a 1 MB variables object must not become a 1 MB cache key), nor one whose variables
+ * are not JSON data; variables that price nothing are not read.
  */
 /** What the cache keeps for one key. */
 export type CachedEstimate = { readonly estimate: CostEstimate } | { readonly error: CostErrorRecord };
@@ -62,17 +62,18 @@ export class EstimateCache {
 
 /**
  * The cache key of one estimate, or undefined when the variables cannot be keyed (see
- * `variablesKey`: not JSON data, or too long). Pricing reads the operation's declared variables and
- * nothing else, so the key holds exactly those, whatever their names; junk variables the operation
- * does not declare change nothing. `schemaId` names the schema the operation is priced against.
+ * `variablesKey`: not JSON data, or too long). Pricing reads the variables that price (`priced`,
+ * see `CostAnalyzer.pricedVariables`) and nothing else, so the key holds exactly those, whatever
+ * their names; other variables, declared or not, change nothing. `schemaId` names the schema the
+ * operation is priced against.
  */
 export function estimateCacheKey(
   schemaId: number,
   queryHash: string,
   operationName: string | null | undefined,
-  operation: OperationDefinitionNode,
+  priced: readonly VariableDefinitionNode[],
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
-  const key = variablesKey(operation.variableDefinitions, variables);
+  const key = variablesKey(priced, variables);
   return key === undefined ? undefined : `${schemaId}\u0000${queryHash}\u0000${operationName ?? ''}${key}`;
 }

@@ -229,7 +229,7 @@ export class OperationPricer<TArgs> {
       loaded.id,
       request.documentKey,
       request.operationName,
-      request.operation,
+      loaded.analyzer.pricedVariables(request.document, request.operation),
       request.variables,
     );
     const cached = key === undefined ? undefined : this.#cache.get(key);

@@ -9,6 +9,9 @@ import {
   getVariableValues,
   isInterfaceType,
   isObjectType,
+  visit,
+  type ASTNode,
+  type DirectiveNode,
   type GraphQLNamedType,
   type DocumentNode,
   type FieldNode,
@@ -125,9 +128,8 @@ export function dryRunFields(
   if (operation.operation !== 'query') return undefined;
   const definition = schema.getQueryType()?.getFields().rateLimit;
   if (definition === undefined || !mentionsRateLimit(document)) return undefined;
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
-  if (coerced.errors !== undefined) return undefined;
-  const values = coerced.coerced;
+  const values = dryRunValues(schema, document, operation, variables);
+  if (values === undefined) return undefined;
   const fragments = fragmentsOf(document);
   const fields: FieldNode[] = [];
   let dryRun = false;
@@ -175,9 +177,8 @@ export function nestedDryRun(
   if (queryType === undefined || queryType === null || definition === undefined || !mentionsRateLimit(document)) {
     return undefined;
   }
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
-  if (coerced.errors !== undefined) return undefined;
-  const values = coerced.coerced;
+  const values = dryRunValues(schema, document, operation, variables);
+  if (values === undefined) return undefined;
   const fragments = fragmentsOf(document);
   const seen = new Set<string>();
   const visit = (
@@ -221,6 +222,46 @@ export function nestedDryRun(
   const root = schema.getRootType(operation.operation) ?? undefined;
   return visit(root, operation.selectionSet, 0);
 }
+
+/**
+ * The coerced values of the variables that decide a dry run: those of `rateLimit`'s arguments and
+ * of `@skip` / `@include` (no other variable is read, however large); undefined when they do not
+ * coerce (execution then runs nothing).
+ */
+function dryRunValues(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
+  let names = deciding.get(operation);
+  if (names === undefined) {
+    const found = new Set<string>();
+    const collect = (node: ASTNode) =>
+      visit(node, {
+        Variable: (variable) => void found.add(variable.name.value),
+      });
+    const visitor = {
+      Field: (field: FieldNode) => {
+        if (field.name.value === 'rateLimit') for (const arg of field.arguments ?? []) collect(arg);
+      },
+      Directive: (directive: DirectiveNode) => {
+        if (directive.name.value === 'skip' || directive.name.value === 'include') collect(directive);
+      },
+    };
+    for (const definition of document.definitions) visit(definition, visitor);
+    names = found;
+    deciding.set(operation, names);
+  }
+  const definitions = (operation.variableDefinitions ?? []).filter((definition) =>
+    (names as Set<string>).has(definition.variable.name.value),
+  );
+  const coerced = getVariableValues(schema, definitions, variables ?? {}, { maxErrors: 1 });
+  return coerced.errors === undefined ? coerced.coerced : undefined;
+}
+
+/** Per operation node: the names of the variables that decide a dry run. */
+const deciding = new WeakMap<OperationDefinitionNode, Set<string>>();
 
 /** Whether a `rateLimit` field appears anywhere in the document (most documents: no, at once). */
 function mentionsRateLimit(document: DocumentNode): boolean {

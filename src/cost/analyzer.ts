@@ -1,10 +1,11 @@
 import { GraphQLError, isSchema } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
 import type { EngineSettings, PricingInput } from './cost-model.js';
 import { CostTable, IBM_READING, type TableReading } from './cost-table.js';
 import { engineSettings } from './engine-options.js';
 import { CostAnalysisError, CostErrorCode, CostSchemaError } from './errors.js';
 import { resolveOperation } from './operation.js';
+import { pricedVariables } from './priced-variables.js';
 import { strictListSizeProblems } from './strict-list-sizes.js';
 import { supergraphCostTable } from './supergraph.js';
 import type { CostAnalyzer, CostAnalyzerOptions, CostEstimate, CostRequest, EstimateCostOptions } from './types.js';
@@ -49,6 +50,7 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
   const table = tableFor(schema, settings);
   return {
     schema,
+    pricedVariables: (document, operation) => pricedDefinitions(table, settings, document, operation),
     estimate: (request) =>
       priced(() => settings.model.estimate(inputOf(table, settings, request), request.breakdown === true)),
     actual: (request) =>
@@ -98,7 +100,20 @@ function tableFor(schema: GraphQLSchema, settings: EngineSettings): CostTable {
 }
 
 function inputOf(table: CostTable, settings: EngineSettings, request: CostRequest): PricingInput {
-  return { table, settings, operation: resolveOperation(table.schema, request) };
+  const priced = (operation: OperationDefinitionNode) =>
+    pricedDefinitions(table, settings, request.document, operation);
+  return { table, settings, operation: resolveOperation(table.schema, request, priced) };
+}
+
+function pricedDefinitions(
+  table: CostTable,
+  settings: EngineSettings,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): readonly VariableDefinitionNode[] {
+  return settings.model.readsEveryArgument
+    ? (operation.variableDefinitions ?? [])
+    : pricedVariables(table, document, operation);
 }
 
 /** Turns the two ways graphql-js can still fail on hostile input into clear request errors. */

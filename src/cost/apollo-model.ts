@@ -12,6 +12,7 @@ import { APOLLO_READING } from './cost-table.js';
 export const apolloCostModel: CostModel = {
   name: 'apollo',
   reading: APOLLO_READING,
+  readsEveryArgument: false,
   estimate({ table, operation, settings }, breakdown) {
     const selections = new ApolloSelections(table.schema, operation.fragments, settings.maxNodes);
     return new ApolloEstimator(table, operation, selections, settings).estimate(breakdown);

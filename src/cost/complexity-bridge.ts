@@ -107,5 +107,11 @@ export function complexityCostModel(estimators: readonly ComplexityEstimator[]):
     );
     return breakdown ? { ...complexity, fields: [] } : complexity;
   };
-  return { name: 'ibm', reading: IBM_READING, estimate, actual: (input) => estimate(input, false) };
+  return {
+    name: 'ibm',
+    reading: IBM_READING,
+    readsEveryArgument: true,
+    estimate,
+    actual: (input) => estimate(input, false),
+  };
 }

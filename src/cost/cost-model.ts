@@ -44,6 +44,8 @@ export interface CostModel {
   readonly name: CostModelName;
   /** How the schema's directives are read for it (one cost table per schema and reading). */
   readonly reading: TableReading;
+  /** Whether it reads every argument of the operation (graphql-query-complexity's estimators), not only those that price. */
+  readonly readsEveryArgument: boolean;
   estimate(input: PricingInput, breakdown: boolean): CostEstimate;
   actual(input: PricingInput, response: PricedResponse): CostEstimate;
 }

@@ -12,6 +12,7 @@ import { FieldCollector } from './field-collector.js';
 export const ibmCostModel: CostModel = {
   name: 'ibm',
   reading: IBM_READING,
+  readsEveryArgument: false,
   estimate({ table, operation, settings }, breakdown) {
     const collector = new FieldCollector(table.schema, operation, settings.maxNodes);
     return new StaticEstimator(table, operation, collector, settings).estimate(breakdown);

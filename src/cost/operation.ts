@@ -1,5 +1,11 @@
 import { Kind, getOperationAST, getVariableValues } from 'graphql';
-import type { DocumentNode, FragmentDefinitionNode, GraphQLObjectType, OperationDefinitionNode } from 'graphql';
+import type {
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLObjectType,
+  OperationDefinitionNode,
+  VariableDefinitionNode,
+} from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { CostAnalysisError, CostErrorCode } from './errors.js';
 
@@ -8,7 +14,7 @@ export interface ResolvedOperation {
   readonly operation: OperationDefinitionNode;
   readonly rootType: GraphQLObjectType;
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
-  /** Variables coerced by graphql-js, with the operation's defaults applied. */
+  /** The variables pricing reads, coerced by graphql-js, with the operation's defaults applied. */
   readonly variables: Readonly<Record<string, unknown>>;
   /** The request's variables as sent (checked to coerce), for a model that reads what was written. */
   readonly rawVariables: Readonly<Record<string, unknown>>;
@@ -29,7 +35,12 @@ export interface OperationRequest {
  * `BAD_USER_INPUT` when the variables do not fit the operation's variable definitions.
  * @throws {TypeError} when the given `operation` is not one of the document's definitions.
  */
-export function resolveOperation(schema: GraphQLSchema, request: OperationRequest): ResolvedOperation {
+export function resolveOperation(
+  schema: GraphQLSchema,
+  request: OperationRequest,
+  priced: (operation: OperationDefinitionNode) => readonly VariableDefinitionNode[] = (operation) =>
+    operation.variableDefinitions ?? [],
+): ResolvedOperation {
   const operation =
     request.operation === undefined
       ? getOperationAST(request.document, request.operationName ?? undefined)
@@ -58,7 +69,8 @@ export function resolveOperation(schema: GraphQLSchema, request: OperationReques
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new CostAnalysisError(CostErrorCode.invalidVariables, 'Variables must be a JSON object.');
   }
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], raw, { maxErrors: 5 });
+  // Only the variables that can change the price are read: a large one that prices nothing costs nothing here.
+  const coerced = getVariableValues(schema, priced(operation), raw, { maxErrors: 5 });
   if (coerced.errors !== undefined) {
     const messages = coerced.errors.map((error) =>
       /call stack/i.test(error.message) ? 'A variable value is nested too deeply to read.' : error.message,

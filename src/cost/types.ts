@@ -5,6 +5,7 @@ import type {
   GraphQLField,
   GraphQLSchema,
   OperationDefinitionNode,
+  VariableDefinitionNode,
 } from 'graphql';
 
 /** The IBM cost spec's two numbers for one operation. */
@@ -207,6 +208,12 @@ export interface ActualRequest extends CostRequest {
 /** The cost engine for one schema, made by {@link createCostAnalyzer}. */
 export interface CostAnalyzer {
   readonly schema: GraphQLSchema;
+  /**
+   * The operation's variable definitions whose values can change its price (slicing arguments,
+   * arguments that weigh, `@skip` / `@include`); `estimate` and `actual` read and coerce no other,
+   * so a variable that prices nothing, however large, costs pricing nothing.
+   */
+  pricedVariables(document: DocumentNode, operation: OperationDefinitionNode): readonly VariableDefinitionNode[];
   /**
    * The static estimate of one operation, by the analyzer's `costModel`.
    * @throws {CostAnalysisError} on the work cap, unknown operation or invalid variables; and

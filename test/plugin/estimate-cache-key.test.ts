@@ -7,7 +7,7 @@ function operation(source: string): OperationDefinitionNode {
   return parse(source).definitions[0] as OperationDefinitionNode;
 }
 
-const TWO = operation('query ($a: Int, $__proto__: Int) { x }');
+const TWO = operation('query ($a: Int, $__proto__: Int) { x }').variableDefinitions ?? [];
 
 describe('estimateCacheKey', () => {
   it('tells apart any two values of a declared variable, whatever its name', () => {
@@ -30,13 +30,13 @@ describe('estimateCacheKey', () => {
     expect(estimateCacheKey(0, 'h', 'Op', TWO, null)).toBe(absent);
   });
 
-  it('keys by document, operation name and the declared variables in declaration order', () => {
+  it('keys by document, operation name and the variables that price in declaration order', () => {
     const key = estimateCacheKey(0, 'h', 'Op', TWO, JSON.parse('{"__proto__": 2, "a": 1}'));
     expect(key).toBe('0\u0000h\u0000Op\u0000=1\u0000=2');
     expect(estimateCacheKey(0, 'h', 'Op', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).toBe(key);
     expect(estimateCacheKey(0, 'g', 'Op', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).not.toBe(key);
     expect(estimateCacheKey(0, 'h', 'Other', TWO, JSON.parse('{"a": 1, "__proto__": 2}'))).not.toBe(key);
-    expect(estimateCacheKey(0, 'h', null, operation('{ x }'), { a: 1 })).toBe('0\u0000h\u0000');
+    expect(estimateCacheKey(0, 'h', null, [], { a: 1 })).toBe('0\u0000h\u0000');
   });
 
   it('leaves out what is not JSON data, or too long to be a key', () => {
@@ -46,5 +46,20 @@ describe('estimateCacheKey', () => {
     expect(estimateCacheKey(0, 'h', null, TWO, { a: cycle })).toBeUndefined();
     expect(estimateCacheKey(0, 'h', null, TWO, { a: 'x'.repeat(3000) })).toBeUndefined();
     expect(estimateCacheKey(0, 'h', null, TWO, { a: 'x'.repeat(1000) })).toBeDefined();
+  });
+
+  it('gives up a long value as soon as the key passes its limit, reading no further', () => {
+    let read = 0;
+    const huge = new Proxy(
+      Array.from({ length: 1_000_000 }, () => 'item'),
+      {
+        get(target, property, receiver) {
+          if (typeof property === 'string' && /^\d+$/.test(property)) read += 1;
+          return Reflect.get(target, property, receiver);
+        },
+      },
+    );
+    expect(estimateCacheKey(0, 'h', null, TWO, { a: huge })).toBeUndefined();
+    expect(read).toBeLessThan(400);
   });
 });
