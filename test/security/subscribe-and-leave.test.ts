@@ -1,0 +1,273 @@
+/**
+ * Attack: subscribe to a quiet topic and leave, again and again, on graphql-ws and on GraphQL
+ * Yoga's server-sent events.
+ *
+ *   300 sockets: connect, subscribe { topic { n } }, take one event, close
+ *   {"id":"1","type":"complete"} before the first event was pulled
+ *
+ * The budget's events were an async generator around the source, which sees `return()` only at its
+ * next `yield` (and never before its first): after `complete` the next event was still charged,
+ * resolved and sent; after the socket closed graphql-ws's `onClose`/`onDisconnect` ran 0 times; 300
+ * subscribe-and-leave sockets left 300 sources live and the heap 5.9 MB larger.
+ *
+ * Guarantee: when the client leaves (`complete`, a closed socket, an aborted request), the source
+ * is returned at once, whatever the budget was waiting for: nothing is charged, resolved or sent
+ * after it, and the server's own disconnect hooks run as they do without the budget.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSchema, type ExecutionArgs } from 'graphql';
+import { createClient } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
+import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
+import { graphqlWsBudget } from '../../src/graphql-ws/graphql-ws-budget.js';
+import { serverKind } from '../plugin/budget-server.js';
+import { listen } from '../support/listen.js';
+
+const typeDefs = `${costDirectivesTypeDefs}
+  type Query { hello: String }
+  type Event { n: Int! }
+  type Subscription { topic(quiet: Boolean = false): Event! }
+`;
+
+/** Sources of the `topic` subscription: each waits for `publish`, and counts when it is returned. */
+class Topics {
+  created = 0;
+  returned = 0;
+  resolved = 0;
+  readonly #open = new Set<(event: { n: number } | undefined) => void>();
+  readonly #waiting = new Set<{ quiet: boolean; push: (n: number) => void }>();
+
+  get live(): number {
+    return this.created - this.returned;
+  }
+
+  /** A source: one event at once unless `quiet`, then only what `publish` sends. */
+  source(quiet: boolean): AsyncIterableIterator<{ topic: { n: number } }> {
+    this.created += 1;
+    const queue: number[] = quiet ? [] : [1];
+    let wake: ((event: { n: number } | undefined) => void) | undefined;
+    let done = false;
+    const topics = this;
+    const entry = { quiet, push: (n: number) => (wake ? wake({ n }) : queue.push(n)) };
+    this.#waiting.add(entry);
+    const finish = () => {
+      if (done) return;
+      done = true;
+      topics.returned += 1;
+      topics.#waiting.delete(entry);
+      wake?.(undefined);
+    };
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        if (done) return { done: true, value: undefined };
+        const queued = queue.shift();
+        const event =
+          queued !== undefined
+            ? { n: queued }
+            : await new Promise<{ n: number } | undefined>((resolve) => {
+                wake = resolve;
+                topics.#open.add(resolve);
+              });
+        wake = undefined;
+        if (event === undefined || done) return { done: true, value: undefined };
+        return { done: false, value: { topic: event } };
+      },
+      async return() {
+        finish();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  /** Sends `n` to every open source. */
+  publish(n: number): void {
+    for (const entry of this.#waiting) entry.push(n);
+  }
+}
+
+const policy = { capacity: 1_000_000, refillPerSecond: 0 };
+const until = async (check: () => boolean, ms = 3000): Promise<void> => {
+  const deadline = performance.now() + ms;
+  while (!check() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
+// graphql-ws runs on neither Apollo Server nor Yoga: once, in the apollo project.
+describe.skipIf(serverKind() === 'yoga')('over graphql-ws', () => {
+  const topics = new Topics();
+  const store = new MemoryBucketStore();
+  const hooks = { closed: 0, disconnected: 0 };
+  let url: string;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    const schema = buildSchema(typeDefs);
+    const roots = {
+      subscription: { topic: ({ quiet }: { quiet: boolean }) => topics.source(quiet) },
+    };
+    const http = createServer();
+    const sockets = new WebSocketServer({ server: http });
+    const disposable = useServer(
+      {
+        schema,
+        roots,
+        context: (ctx) => ({ caller: (ctx.connectionParams as { caller: string }).caller }),
+        onClose: () => void (hooks.closed += 1),
+        onDisconnect: () => void (hooks.disconnected += 1),
+        ...graphqlWsBudget({
+          store,
+          policy,
+          identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
+        }),
+      },
+      sockets,
+    );
+    // The `n` field resolves each event: counted, to see that nothing is resolved after the client left.
+    const event = schema.getType('Event') as { getFields(): Record<string, { resolve?: unknown }> };
+    (event.getFields().n as { resolve?: unknown }).resolve = (value: { n: number }) => {
+      topics.resolved += 1;
+      return value.n;
+    };
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    close = async () => {
+      await disposable.dispose();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    };
+  });
+  afterAll(() => close());
+
+  it('returns every source and runs every disconnect hook for 300 sockets that subscribe, take an event and leave', async () => {
+    const before = { ...hooks, live: topics.live };
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(
+        Array.from({ length: 30 }, async (_, index) => {
+          const client = createClient({
+            url,
+            webSocketImpl: WebSocket,
+            retryAttempts: 0,
+            connectionParams: { caller: `leaver-${batch}-${index}` },
+          });
+          await new Promise<void>((resolve, reject) => {
+            const stop = client.subscribe(
+              { query: 'subscription { topic { n } }' },
+              { next: () => (stop(), resolve()), error: reject, complete: () => resolve() },
+            );
+          });
+          await client.dispose();
+        }),
+      );
+    }
+    await until(() => topics.live === before.live && hooks.closed - before.closed === 300);
+    expect(topics.live).toBe(before.live);
+    expect(hooks.closed - before.closed).toBe(300);
+    expect(hooks.disconnected - before.disconnected).toBe(300);
+  });
+
+  it('returns the source of a subscription completed before its first event, and charges, resolves and sends nothing after', async () => {
+    const received: unknown[] = [];
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { caller: 'quiet' },
+    });
+    try {
+      const created = topics.created;
+      const stop = client.subscribe(
+        { query: 'subscription { topic(quiet: true) { n } }' },
+        { next: (value) => void received.push(value), error: () => {}, complete: () => {} },
+      );
+      await until(() => topics.created > created);
+      const live = topics.live;
+      const takenBefore = policy.capacity - (await store.peek('quiet', policy)).remaining;
+      const resolvedBefore = topics.resolved;
+      stop(); // {"type":"complete"} before any event
+      await until(() => topics.live < live);
+      expect(topics.live).toBe(live - 1);
+      topics.publish(7);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(received).toEqual([]);
+      expect(topics.resolved).toBe(resolvedBefore);
+      expect(policy.capacity - (await store.peek('quiet', policy)).remaining).toBe(takenBefore);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
+describe("over GraphQL Yoga's server-sent events", () => {
+  const topics = new Topics();
+  let url: string;
+  let stop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const yoga = createYoga<{ request: Request }>({
+      schema: createSchema({
+        typeDefs,
+        resolvers: {
+          Subscription: {
+            topic: { subscribe: (_: unknown, { quiet }: { quiet: boolean }) => topics.source(quiet) },
+          },
+        },
+      }),
+      logging: false,
+      plugins: [
+        useQueryBudget<{ request: Request }>({
+          store: new MemoryBucketStore(),
+          policy,
+          identify: ({ context }) => context.request.headers.get('x-caller'),
+        }),
+      ],
+    });
+    ({ url, stop } = await listen(yoga));
+  });
+  afterAll(() => stop());
+
+  /** Subscribes over SSE, reads until the first event (unless `quiet`), then aborts. */
+  async function subscribeAndLeave(caller: string, quiet: boolean): Promise<void> {
+    const controller = new AbortController();
+    const response = await fetch(url, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-caller': caller },
+      body: JSON.stringify({ query: `subscription { topic(quiet: ${quiet}) { n } }` }),
+    });
+    expect(response.status).toBe(200);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    if (!quiet) {
+      let text = '';
+      while (!text.includes('"n":1')) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+    }
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+  }
+
+  it('returns every source of 300 clients that subscribe, take an event and leave', async () => {
+    const before = topics.live;
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(Array.from({ length: 30 }, (_, index) => subscribeAndLeave(`sse-${batch}-${index}`, false)));
+    }
+    await until(() => topics.live === before);
+    expect(topics.live).toBe(before);
+  });
+
+  it('returns the source of a client that leaves before the first event', async () => {
+    const before = topics.live;
+    await Promise.all(Array.from({ length: 20 }, (_, index) => subscribeAndLeave(`sse-quiet-${index}`, true)));
+    await until(() => topics.live === before);
+    expect(topics.live).toBe(before);
+  });
+});
