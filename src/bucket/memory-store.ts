@@ -10,7 +10,7 @@ import {
 import { bucketKey } from './bucket-key.js';
 import { BucketTable } from './bucket-table.js';
 import { allowedResult, deniedResult } from './multi-charge.js';
-import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import { checkCall, checkCallOptions, checkKnownOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -50,6 +50,8 @@ export interface MemoryBucketStoreOptions {
 
 const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
 
+const OPTION_NAMES: readonly (keyof MemoryBucketStoreOptions)[] = ['maxKeys', 'now', 'sweepIntervalMs'];
+
 /**
  * Token buckets in this process: the same arithmetic as `lua/bucket.lua` (state: the refill rate
  * each bucket was last written with and the instant it is full again, or its missing tokens when
@@ -74,6 +76,10 @@ export class MemoryBucketStore implements BucketStore {
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: MemoryBucketStoreOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError(`MemoryBucketStore options must be an object, got ${describe(options)}`);
+    }
+    checkKnownOptions('MemoryBucketStore options', options, OPTION_NAMES);
     const maxKeys = options.maxKeys ?? DEFAULTS.maxKeys;
     if (typeof maxKeys !== 'number' || !Number.isInteger(maxKeys) || maxKeys < 1) {
       const error = typeof maxKeys === 'number' ? RangeError : TypeError;

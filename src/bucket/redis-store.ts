@@ -16,7 +16,7 @@ import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
 import type { RedisConnection } from './redis-connection.js';
 import { batchOptions, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
-import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import { checkCall, checkCallOptions, checkKnownOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -50,6 +50,8 @@ export interface RedisBucketStoreOptions {
 }
 
 const DEFAULT_PREFIX = 'gb:';
+
+const OPTION_NAMES: readonly (keyof RedisBucketStoreOptions)[] = ['prefix', 'batch'];
 
 /** The partition of every bucket on a single Redis node (`partitionOf`). */
 const SINGLE_NODE_PARTITION = 'redis';
@@ -111,6 +113,10 @@ export class RedisBucketStore implements BucketStore {
    * wants on each. Anything else throws a `TypeError` saying what is accepted.
    */
   constructor(client: RedisBucketClient, options: RedisBucketStoreOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError(`RedisBucketStore options must be an object, got ${describe(options)}`);
+    }
+    checkKnownOptions('RedisBucketStore options', options, OPTION_NAMES);
     const connection = bucketConnection(client);
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new TypeError(`options.prefix must be a string, got ${typeof prefix}`);
