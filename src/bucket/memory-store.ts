@@ -196,7 +196,8 @@ export class MemoryBucketStore implements BucketStore {
   #keep(key: string, step: BucketStep, cost: number, policy: BucketPolicy, nowUs: number): BucketResult {
     const stored = this.#buckets.get(key);
     if (step.write) {
-      this.#evicted?.delete(key);
+      // A key is in the table or in the ledger, never both: only a state read from the ledger is there.
+      if (stored === undefined) this.#evicted?.delete(key);
       if (step.state === undefined) this.#buckets.delete(key);
       else this.#insert(key, step.state, nowUs);
     } else if (stored !== undefined && stored.rate > 0 && stored.value <= nowUs * TICKS_PER_US) {
