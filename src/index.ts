@@ -53,6 +53,12 @@ export type { CircuitBreakerOptions } from './core/circuit-breaker.js';
 export type { BudgetDecision } from './core/decision-event.js';
 export { rateLimitResolvers, rateLimitTypeDefs, type RateLimitView } from './core/rate-limit-field.js';
 export type { BudgetedSubscription } from './core/subscription.js';
+export {
+  clientAddressKey,
+  type ClientAddressKey,
+  type ClientAddressKeyOptions,
+  type RequestHeaders,
+} from './core/client-address.js';
 
 // Apollo Server 5 (also `graphql-budget/apollo`)
 export {

@@ -1,10 +1,10 @@
 // What the identify fragment of docs/operations.md ("Choosing identify") assumes: a server whose
-// context holds the authenticated user, if any, and the client's address.
+// context holds the authenticated user, if any, and the client's network.
 import type { IncomingMessage } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 
 export { startStandaloneServer } from '@apollo/server/standalone';
-export { queryBudgetPlugin } from 'graphql-budget';
+export { clientAddressKey, queryBudgetPlugin } from 'graphql-budget';
 
 export interface User {
   id: string;
@@ -12,7 +12,8 @@ export interface User {
 
 export interface Context {
   user: User | undefined;
-  address: string | undefined;
+  /** The client's network (`clientAddressKey`): an IPv4 address, or an IPv6 /64. */
+  address: string;
 }
 
 export declare const server: ApolloServer<Context>;

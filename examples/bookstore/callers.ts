@@ -1,12 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import type { BucketPolicy, BudgetLimit } from '../../src/index.js';
+import { clientAddressKey, type BucketPolicy, type BudgetLimit, type ClientAddressKey } from '../../src/index.js';
 
 /** A budget tier. `anonymous` is for requests without a known API key. */
 export type Tier = 'free' | 'pro' | 'anonymous';
 
 /** Who is asking, resolved once per request from the `Authorization` header or the client address. */
 export interface Caller {
-  /** The bucket key: `key:<name>` for an API key, `ip:<address>` for anonymous callers. */
+  /**
+   * The bucket key: `key:<name>` for an API key, `ip:<network>` for anonymous callers (an IPv4
+   * address, or an IPv6 /64: `ip:2001:db8:1:2::/64`).
+   */
   id: string;
   name: string;
   tier: Tier;
@@ -17,7 +20,7 @@ export interface Caller {
 /**
  * The buckets of each tier. A key holder has two windows of their own: `burst` (what they may spend
  * at once) and `minute` (what they may spend per minute, sustained); an anonymous caller has one
- * bucket per client address.
+ * bucket per network (an IPv4 address or an IPv6 /64).
  */
 export const TIERS: Readonly<Record<Tier, BucketPolicy | BudgetLimit[]>> = {
   free: [
@@ -71,12 +74,17 @@ export const API_KEYS: ReadonlyMap<string, Account> = new Map<string, Account>([
   ['free-key-heidi', { name: 'heidi', tier: 'free', org: 'initech' }],
 ]);
 
+/** Anonymous callers by network, the socket's peer being the client (no proxy trusted). */
+const directClients = clientAddressKey();
+
 /**
  * `Authorization: Bearer <key>` with a known key → that key's caller; anything else → an anonymous
- * caller keyed by the TCP peer address (not `X-Forwarded-For`, which any client can set; behind a
- * trusted proxy, read the address that proxy appends instead).
+ * caller keyed by network (`clientAddressKey`: an IPv6 client by its /64, since one subscriber
+ * holds a whole /64; `::ffff:203.0.113.7` as `203.0.113.7`). The address is the TCP peer's, or,
+ * when `clientAddress` trusts the proxy in front (`TRUSTED_PROXIES`), the one that proxy appends to
+ * `X-Forwarded-For`: never a header a client could have written itself.
  */
-export function callerFromRequest(req: IncomingMessage): Caller {
+export function callerFromRequest(req: IncomingMessage, clientAddress: ClientAddressKey = directClients): Caller {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   const account = match ? API_KEYS.get(match[1] as string) : undefined;
   if (account) {
@@ -84,6 +92,6 @@ export function callerFromRequest(req: IncomingMessage): Caller {
     if (account.org !== undefined) caller.org = account.org;
     return caller;
   }
-  const address = req.socket.remoteAddress ?? 'unknown';
-  return { id: `ip:${address}`, name: `anonymous (${address})`, tier: 'anonymous' };
+  const network = clientAddress(req.socket.remoteAddress, req.headers);
+  return { id: `ip:${network}`, name: `anonymous (${network})`, tier: 'anonymous' };
 }

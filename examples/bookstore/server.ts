@@ -8,6 +8,7 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { parse } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import {
+  clientAddressKey,
   costDirectivesTypeDefs,
   queryBudgetPlugin,
   rateLimitResolvers,
@@ -33,6 +34,12 @@ export interface BookstoreServerOptions {
   host?: string;
   /** Which server serves it: Apollo Server 5, or GraphQL Yoga 5 (the same API and budgets). @default 'apollo' */
   server?: 'apollo' | 'yoga';
+  /**
+   * The proxies in front of it whose `X-Forwarded-For` names anonymous callers
+   * (`clientAddressKey`'s `trustedProxies`: addresses, networks or `'loopback'`).
+   * @default [] (the socket's peer is the caller)
+   */
+  trustedProxies?: readonly string[];
 }
 
 export interface BookstoreServer {
@@ -68,6 +75,7 @@ export async function createBookstoreServer(options: BookstoreServerOptions): Pr
 
 async function createApolloServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
   const catalogue = new Catalogue();
+  const clientAddress = clientAddressKey({ trustedProxies: options.trustedProxies ?? [] });
   const server = new ApolloServer<BookstoreContext>({
     typeDefs: schemaTypeDefs,
     resolvers: schemaResolvers,
@@ -78,7 +86,7 @@ async function createApolloServer(options: BookstoreServerOptions): Promise<Book
   });
   const { url } = await startStandaloneServer(server, {
     listen: { port: options.port ?? 4000, ...(options.host === undefined ? {} : { host: options.host }) },
-    context: async ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
+    context: async ({ req }) => ({ catalogue, caller: callerFromRequest(req, clientAddress) }),
   });
   return { url, stop: () => server.stop() };
 }
@@ -91,12 +99,13 @@ const boundedDocuments: Plugin = {
 
 async function createYogaServer(options: BookstoreServerOptions): Promise<BookstoreServer> {
   const catalogue = new Catalogue();
+  const clientAddress = clientAddressKey({ trustedProxies: options.trustedProxies ?? [] });
   const yoga = createYoga<{ req: IncomingMessage }, BookstoreContext>({
     schema: createSchema({ typeDefs: schemaTypeDefs, resolvers: schemaResolvers as never }),
     // Served at / as the Apollo Server is, so the same requests work on either.
     graphqlEndpoint: '/',
     maskedErrors: false,
-    context: ({ req }) => ({ catalogue, caller: callerFromRequest(req) }),
+    context: ({ req }) => ({ catalogue, caller: callerFromRequest(req, clientAddress) }),
     plugins: [boundedDocuments, useQueryBudget<BookstoreContext>(budgetOptions(options.store))],
   });
   const http = createHttpServer(yoga);
@@ -131,6 +140,12 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** `TRUSTED_PROXIES=loopback,10.0.0.0/8`: the proxies in front whose `X-Forwarded-For` is read. */
+function trustedProxiesFromEnv(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((entry) => entry.trim());
+}
+
 /** `--server apollo` (the default) or `--server yoga`: `npm start -- --server yoga`. */
 function serverFromArgs(args: readonly string[]): 'apollo' | 'yoga' {
   const index = args.indexOf('--server');
@@ -145,6 +160,7 @@ function serverFromArgs(args: readonly string[]): 'apollo' | 'yoga' {
 async function main(): Promise<void> {
   const port = portFromEnv(process.env.PORT);
   const server = serverFromArgs(process.argv.slice(2));
+  const trustedProxies = trustedProxiesFromEnv(process.env.TRUSTED_PROXIES);
   const selected = storeFromEnv(process.env);
   console.log(`graphql-budget bookstore example on ${server === 'yoga' ? 'GraphQL Yoga 5' : 'Apollo Server 5'}`);
   console.log(`Bucket store: ${selected.description}`);
@@ -155,7 +171,9 @@ async function main(): Promise<void> {
   // Before the plugin is built: it takes its meter from the provider registered now.
   const exporter = await metricsFromEnv(process.env);
   if (exporter) console.log(exporter.line);
-  const { url, stop } = await createBookstoreServer({ store: selected.store, port, server });
+  if (trustedProxies.length > 0)
+    console.log(`Anonymous callers from X-Forwarded-For behind: ${trustedProxies.join(', ')}`);
+  const { url, stop } = await createBookstoreServer({ store: selected.store, port, server, trustedProxies });
   console.log(`Ready at ${url} (API keys and tiers: examples/bookstore/README.md)`);
 
   let stopping = false;

@@ -38,6 +38,15 @@ export interface BucketState {
   readonly value: number;
 }
 
+/**
+ * The tokens a bucket is missing at `nowTicks`: what dropping its state would forgive. A refilling
+ * bucket past its full-again instant misses none.
+ */
+export function missingTokens(state: BucketState, nowTicks: number): number {
+  if (state.rate <= 0) return state.value;
+  return state.value <= nowTicks ? 0 : ((state.value - nowTicks) * state.rate) / TICKS_PER_SECOND;
+}
+
 /** The nearest whole number, ties to even (as `round` in `lua/bucket.lua`). */
 export function roundTicks(value: number): number {
   let whole = Math.floor(value);

@@ -1,34 +1,35 @@
-import type { BucketState } from './bucket-math.js';
+import { missingTokens, type BucketState } from './bucket-math.js';
 
-/** One heap entry; stale once the table holds another state (or none) for its key. */
-interface Entry {
+/** A bucket as the table holds it: one heap entry, stale once the table holds another state (or none) for its key. */
+export interface TableEntry {
   key: string;
   state: BucketState;
 }
 
-/**
- * Whether bucket `a` is closer to full than `b`: a refilling bucket before one that never refills;
- * among refilling ones the earlier full-again instant, among the others fewer missing tokens.
- */
-function closerToFull(a: BucketState, b: BucketState): boolean {
-  if (a.rate > 0 !== b.rate > 0) return a.rate > 0;
-  return a.value < b.value;
-}
-
-/** Stale entries allowed beyond the live ones before the heap is rebuilt (on top of 1× the live count). */
+/** Stale entries allowed beyond the live ones before the heaps are rebuilt (on top of 1× the live count). */
 const SLACK = 32;
 
 /**
- * The buckets a `MemoryBucketStore` holds (key → state), ordered by how close each is to full, so
- * that the store can drop the one closest to full (`evict`) and the refilled ones (`dropFull`)
- * without scanning. A binary min-heap with lazy invalidation: writing or deleting a key leaves its
- * old heap entry in place, and entries that no longer match the table are skipped when they reach
- * the top; once they outnumber the live ones the heap is rebuilt, so it never holds more than about
- * twice the live buckets. `set`, `delete`, `evict`: O(log n) amortized.
+ * The buckets a `MemoryBucketStore` holds (key → state), ordered so that the store can drop the
+ * one that owes least (`evict`) and the refilled ones (`dropFull`) without scanning.
+ *
+ * What a bucket owes is its missing tokens at the moment of the eviction, and buckets of different
+ * refill rates pass each other as time goes by (one missing 100 tokens at 1,000/s owes less than
+ * one missing 5 at 1/h within a tenth of a second). So the buckets are kept in one binary min-heap
+ * per refill rate, where the order never changes: by full-again instant for a refilling rate, by
+ * missing tokens for rate 0. `evict` compares the top of each heap at that instant, in time linear
+ * in the number of distinct rates in use (the policies' tiers, typically a handful).
+ *
+ * Lazy invalidation: writing or deleting a key leaves its old heap entry in place, and entries that
+ * no longer match the table are skipped when they reach a top; once they outnumber the live ones
+ * the heaps are rebuilt, so they never hold more than about twice the live buckets. `set`,
+ * `delete`: O(log n) amortized; `evict`: O(rates + log n) amortized.
  */
 export class BucketTable {
   readonly #states = new Map<string, BucketState>();
-  #heap: Entry[] = [];
+  /** One heap per refill rate, ordered by `value`. */
+  #heaps = new Map<number, TableEntry[]>();
+  #entries = 0;
 
   /** Number of buckets held. */
   get size(): number {
@@ -37,7 +38,7 @@ export class BucketTable {
 
   /** Heap entries, live and stale: at most 2 × `size` + 32 after any call. */
   get entries(): number {
-    return this.#heap.length;
+    return this.#entries;
   }
 
   get(key: string): BucketState | undefined {
@@ -54,82 +55,111 @@ export class BucketTable {
     if (this.#states.delete(key)) this.#compactIfStale();
   }
 
-  /** Drops the bucket closest to full; returns its key (undefined when empty). */
-  evict(): string | undefined {
-    const entry = this.#top();
-    if (entry === undefined) return undefined;
-    this.#pop();
-    this.#states.delete(entry.key);
-    return entry.key;
+  /**
+   * Drops the bucket that owes least at `nowTicks` (a refilled one owes nothing) and returns it
+   * (undefined when the table is empty).
+   */
+  evict(nowTicks: number): TableEntry | undefined {
+    let chosen: { heap: TableEntry[]; entry: TableEntry; missing: number } | undefined;
+    for (const heap of this.#heaps.values()) {
+      const entry = this.#top(heap);
+      if (entry === undefined) continue;
+      const missing = missingTokens(entry.state, nowTicks);
+      if (chosen === undefined || missing < chosen.missing) chosen = { heap, entry, missing };
+      if (missing === 0) break; // none owes less
+    }
+    if (chosen === undefined) return undefined;
+    this.#pop(chosen.heap);
+    this.#states.delete(chosen.entry.key);
+    return chosen.entry;
   }
 
   /** Drops every refilling bucket that is full at `nowTicks`; returns how many were dropped. */
   dropFull(nowTicks: number): number {
     let dropped = 0;
-    for (let entry = this.#top(); entry !== undefined; entry = this.#top()) {
-      if (entry.state.rate <= 0 || entry.state.value > nowTicks) break;
-      this.#pop();
-      this.#states.delete(entry.key);
-      dropped++;
+    for (const [rate, heap] of this.#heaps) {
+      if (rate <= 0) continue;
+      for (let entry = this.#top(heap); entry !== undefined; entry = this.#top(heap)) {
+        if (entry.state.value > nowTicks) break;
+        this.#pop(heap);
+        this.#states.delete(entry.key);
+        dropped++;
+      }
     }
     return dropped;
   }
 
-  /** The live entry closest to full, after discarding the stale ones above it. */
-  #top(): Entry | undefined {
-    while (this.#heap.length > 0) {
-      const entry = this.#heap[0] as Entry;
+  /** The live entry of `heap` with the least `value`, after discarding the stale ones above it. */
+  #top(heap: TableEntry[]): TableEntry | undefined {
+    while (heap.length > 0) {
+      const entry = heap[0] as TableEntry;
       if (this.#states.get(entry.key) === entry.state) return entry;
-      this.#pop();
+      this.#pop(heap);
     }
     return undefined;
   }
 
-  #push(entry: Entry): void {
-    const heap = this.#heap;
+  #push(entry: TableEntry): void {
+    let heap = this.#heaps.get(entry.state.rate);
+    if (heap === undefined) {
+      heap = [];
+      this.#heaps.set(entry.state.rate, heap);
+    }
+    this.#entries++;
     let index = heap.length;
     heap.push(entry);
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      const above = heap[parent] as Entry;
-      if (!closerToFull(entry.state, above.state)) break;
+      const above = heap[parent] as TableEntry;
+      if (entry.state.value >= above.state.value) break;
       heap[index] = above;
       index = parent;
     }
     heap[index] = entry;
   }
 
-  #pop(): void {
-    const heap = this.#heap;
+  #pop(heap: TableEntry[]): void {
     const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
-    this.#siftDown(last, 0);
-  }
-
-  /** Places `entry` at `index` or below, moving closer children up. */
-  #siftDown(entry: Entry, start: number): void {
-    const heap = this.#heap;
-    const length = heap.length;
-    let index = start;
-    for (;;) {
-      let child = 2 * index + 1;
-      if (child >= length) break;
-      const right = child + 1;
-      if (right < length && closerToFull((heap[right] as Entry).state, (heap[child] as Entry).state)) child = right;
-      const below = heap[child] as Entry;
-      if (!closerToFull(below.state, entry.state)) break;
-      heap[index] = below;
-      index = child;
+    if (last === undefined) return;
+    this.#entries--;
+    if (heap.length === 0) {
+      this.#heaps.delete(last.state.rate);
+      return;
     }
-    heap[index] = entry;
+    siftDown(heap, last, 0);
   }
 
-  /** Rebuilds the heap from the live buckets once stale entries outnumber them. */
+  /** Rebuilds the heaps from the live buckets once stale entries outnumber them. */
   #compactIfStale(): void {
-    if (this.#heap.length <= 2 * this.#states.size + SLACK) return;
-    const heap: Entry[] = [];
-    for (const [key, state] of this.#states) heap.push({ key, state });
-    this.#heap = heap;
-    for (let index = (heap.length >> 1) - 1; index >= 0; index--) this.#siftDown(heap[index] as Entry, index);
+    if (this.#entries <= 2 * this.#states.size + SLACK) return;
+    const heaps = new Map<number, TableEntry[]>();
+    for (const [key, state] of this.#states) {
+      const heap = heaps.get(state.rate);
+      if (heap === undefined) heaps.set(state.rate, [{ key, state }]);
+      else heap.push({ key, state });
+    }
+    for (const heap of heaps.values()) {
+      for (let index = (heap.length >> 1) - 1; index >= 0; index--) siftDown(heap, heap[index] as TableEntry, index);
+    }
+    this.#heaps = heaps;
+    this.#entries = this.#states.size;
   }
+}
+
+/** Places `entry` at `start` or below in `heap`, moving children with a smaller `value` up. */
+function siftDown(heap: TableEntry[], entry: TableEntry, start: number): void {
+  const length = heap.length;
+  let index = start;
+  for (;;) {
+    let child = 2 * index + 1;
+    if (child >= length) break;
+    const right = child + 1;
+    if (right < length && (heap[right] as TableEntry).state.value < (heap[child] as TableEntry).state.value)
+      child = right;
+    const below = heap[child] as TableEntry;
+    if (below.state.value >= entry.state.value) break;
+    heap[index] = below;
+    index = child;
+  }
+  heap[index] = entry;
 }

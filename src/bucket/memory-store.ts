@@ -9,8 +9,9 @@ import {
 } from './bucket-math.js';
 import { bucketKey } from './bucket-key.js';
 import { BucketTable } from './bucket-table.js';
+import { EvictedDebts } from './evicted-debts.js';
 import { allowedResult, deniedResult } from './multi-charge.js';
-import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import { checkCall, checkCallOptions, checkKnownOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -23,12 +24,14 @@ import type {
 /** Options of `MemoryBucketStore`. */
 export interface MemoryBucketStoreOptions {
   /**
-   * Most buckets kept at once. When a write would hold one more, the bucket closest to full is
-   * dropped (that caller starts again with a full bucket): among refilling buckets the one full
-   * again soonest, and buckets that never refill (`refillPerSecond` 0) only after every refilling
-   * one, fewest missing tokens first. Eviction therefore forgives the smallest debts: callers with
-   * many identities cannot push out an emptied bucket with barely used ones. Full buckets are
-   * never kept, so this only bounds callers that are all refilling at the same time.
+   * Most buckets kept at once. When a write would hold one more, the bucket that owes least at
+   * that moment leaves the table (missing tokens, whatever its refill rate; a refilled bucket owes
+   * nothing), maybe the one just written, and what it owes is kept in a ledger of evicted debts:
+   * 2 × `maxKeys` slots rounded up to a power of two, 20 bytes each (5.2 MB at the default),
+   * made at the first eviction, in sets of 16 that each keep their 16 largest debts. A caller
+   * therefore cannot erase a debt with many barely used identities, and needs about 3 × `maxKeys`
+   * identities that each owe more to erase one (the median; docs/security.md has the figures). Full buckets
+   * are never kept, so this only bounds callers that are all refilling at the same time.
    * Must be an integer ≥ 1.
    * @default 100_000
    */
@@ -50,6 +53,11 @@ export interface MemoryBucketStoreOptions {
 
 const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
 
+/** Slots of the ledger of evicted debts per `maxKeys` (rounded up to a power of two). */
+const EVICTED_SLOTS_PER_KEY = 2;
+
+const OPTION_NAMES: readonly (keyof MemoryBucketStoreOptions)[] = ['maxKeys', 'now', 'sweepIntervalMs'];
+
 /**
  * Token buckets in this process: the same arithmetic as `lua/bucket.lua` (state: the refill rate
  * each bucket was last written with and the instant it is full again, or its missing tokens when
@@ -57,8 +65,8 @@ const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
  * whole µs. A policy change keeps the missing tokens, as in Redis; the rate is kept exactly here
  * (Redis keeps it to 7 significant digits, which only matters at a policy change). Operations are
  * synchronous underneath, so every call meets its `timeoutMs`. Memory is bounded by `maxKeys`
- * (eviction drops the buckets closest to full first); buckets of `refillPerSecond` 0 never refill
- * and so stay until refunded or evicted.
+ * buckets plus a fixed ledger of what evicted ones owe (eviction takes the bucket that owes least
+ * first); buckets of `refillPerSecond` 0 never refill and so stay until refunded or evicted.
  *
  * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`): one clock reading for all of
  * them, and a consume takes the cost from every bucket or from none, as one Redis script call
@@ -66,14 +74,20 @@ const DEFAULTS = { maxKeys: 100_000, sweepIntervalMs: 1000 } as const;
  * none, is another bucket (the tag places nothing here).
  */
 export class MemoryBucketStore implements BucketStore {
-  /** key → state (see `bucketStep`), ordered by closeness to full. */
+  /** key → state (see `bucketStep`), ordered by what each owes. */
   readonly #buckets = new BucketTable();
+  /** What evicted buckets still owe; made at the first eviction. */
+  #evicted: EvictedDebts | undefined;
   readonly #maxKeys: number;
   readonly #now: () => number;
   readonly #sweepIntervalMs: number;
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: MemoryBucketStoreOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError(`MemoryBucketStore options must be an object, got ${describe(options)}`);
+    }
+    checkKnownOptions('MemoryBucketStore options', options, OPTION_NAMES);
     const maxKeys = options.maxKeys ?? DEFAULTS.maxKeys;
     if (typeof maxKeys !== 'number' || !Number.isInteger(maxKeys) || maxKeys < 1) {
       const error = typeof maxKeys === 'number' ? RangeError : TypeError;
@@ -120,7 +134,7 @@ export class MemoryBucketStore implements BucketStore {
     const nowUs = this.#nowUs();
     const keys = limits.map((limit) => tableKey(limit.key, limit.hashTag));
     const steps = limits.map((limit, index) =>
-      bucketStep(this.#buckets.get(keys[index] as string), 'consume', cost, limit.policy, nowUs),
+      bucketStep(this.#stateOf(keys[index] as string, nowUs), 'consume', cost, limit.policy, nowUs),
     );
     if (steps.every((step) => step.reply.status === 'ok')) {
       const results = limits.map((limit, index) =>
@@ -174,7 +188,7 @@ export class MemoryBucketStore implements BucketStore {
 
   /** One operation at `nowUs`; a peek answers with `amount` as its cost (0 from `peek`). */
   #run(key: string, op: BucketOp, amount: number, policy: BucketPolicy, nowUs: number): BucketResult {
-    const step = bucketStep(this.#buckets.get(key), op, amount, policy, nowUs);
+    const step = bucketStep(this.#stateOf(key, nowUs), op, amount, policy, nowUs);
     return this.#keep(key, step, amount, policy, nowUs);
   }
 
@@ -182,18 +196,35 @@ export class MemoryBucketStore implements BucketStore {
   #keep(key: string, step: BucketStep, cost: number, policy: BucketPolicy, nowUs: number): BucketResult {
     const stored = this.#buckets.get(key);
     if (step.write) {
+      // A key is in the table or in the ledger, never both: only a state read from the ledger is there.
+      if (stored === undefined) this.#evicted?.delete(key);
       if (step.state === undefined) this.#buckets.delete(key);
-      else this.#insert(key, step.state);
+      else this.#insert(key, step.state, nowUs);
     } else if (stored !== undefined && stored.rate > 0 && stored.value <= nowUs * TICKS_PER_US) {
       this.#buckets.delete(key); // refilled: a full bucket is not kept
     }
     return toBucketResult(step.reply, cost, policy.capacity);
   }
 
-  /** Keeps `state` for `key`; one bucket too many drops the one closest to full (maybe this one). */
-  #insert(key: string, state: BucketState): void {
+  /** The state of `key`'s bucket: held, or remembered since its eviction (undefined: full). */
+  #stateOf(key: string, nowUs: number): BucketState | undefined {
+    return this.#buckets.get(key) ?? this.#evicted?.get(key, nowUs * TICKS_PER_US);
+  }
+
+  /**
+   * Keeps `state` for `key`; one bucket too many evicts the one that owes least (maybe this one),
+   * whose debt goes to the ledger of evicted debts.
+   */
+  #insert(key: string, state: BucketState, nowUs: number): void {
     this.#buckets.set(key, state);
-    if (this.#buckets.size > this.#maxKeys) this.#buckets.evict();
+    if (this.#buckets.size > this.#maxKeys) {
+      const nowTicks = nowUs * TICKS_PER_US;
+      const evicted = this.#buckets.evict(nowTicks);
+      if (evicted !== undefined) {
+        this.#evicted ??= new EvictedDebts(EVICTED_SLOTS_PER_KEY * this.#maxKeys);
+        this.#evicted.put(evicted.key, evicted.state, nowTicks);
+      }
+    }
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.sweep(), this.#sweepIntervalMs);
       this.#timer.unref();

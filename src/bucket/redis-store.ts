@@ -10,13 +10,14 @@ import {
   type BucketScriptOp,
   type BucketScriptReply,
 } from './bucket-script.js';
+import { CallDeadline } from './call-deadline.js';
 import { BucketStoreError, BucketStoreTimeoutError } from './errors.js';
 import { allowedResult, consumeGroupsInOrder, deniedResult, type GroupCalls } from './multi-charge.js';
 import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
 import type { RedisConnection } from './redis-connection.js';
 import { batchOptions, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
-import { checkCall, checkCallOptions, checkLimits, checkNumber } from './validate.js';
+import { checkCall, checkCallOptions, checkKnownOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -51,8 +52,16 @@ export interface RedisBucketStoreOptions {
 
 const DEFAULT_PREFIX = 'gb:';
 
+const OPTION_NAMES: readonly (keyof RedisBucketStoreOptions)[] = ['prefix', 'batch'];
+
 /** The partition of every bucket on a single Redis node (`partitionOf`). */
 const SINGLE_NODE_PARTITION = 'redis';
+
+/** An operation as the store sends it: with the deadline of its call, and the store time it was given when queued (µs). */
+interface TimedOp extends BucketScriptOp {
+  deadline?: CallDeadline | undefined;
+  storeUs?: number;
+}
 
 /** The buckets of an operation that the script refused or ran too late raise this. */
 function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketReply[] {
@@ -66,16 +75,22 @@ function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketRe
  * atomic run of `lua/bucket.lua` on Redis time, through ioredis or node-redis (the same script,
  * the same answers).
  *
- * Deadline (`options.timeoutMs` on every call): the promise settles within `timeoutMs`, with the
- * result or a `BucketStoreTimeoutError`. The script also receives the deadline in Redis time and
- * refuses to do anything when Redis runs it later, so a command that reaches Redis late (held in
- * the client's offline queue, retried after a reconnect, or sent to a paused server) has no effect.
- * Redis time is derived from the local monotonic clock and the Redis time every reply carries
- * (`RedisClock`); before the first reply the store sends one `TIME` under the same timeout. The
- * script's deadline is never later than the local one (it may be earlier by up to one round
- * trip, which only turns an answer into a timeout). A consume that Redis ran just before the
- * deadline but whose reply arrived after it is given back with a refund, so a timed-out consume
- * costs nothing; a timed-out refund may still have been applied.
+ * Deadline (`options.timeoutMs` on every call): the promise settles with the result, or with a
+ * `BucketStoreTimeoutError` once the store has had `timeoutMs` (`CallDeadline`): with the event loop
+ * free, `timeoutMs` after the call plus one turn of the loop. Time the command spends in this
+ * process is not the store's: a command held back by a busy event loop leaves with its whole
+ * time, and a reply that has arrived is read before the call is judged, so a reply that came in
+ * time is never a failure, however late the process gets to it. The script also receives the
+ * deadline in Redis time, made when the command leaves, and refuses to do anything when Redis runs
+ * it later, so a command that reaches Redis late (held in the client's offline queue, retried
+ * after a reconnect, or sent to a paused server) has no effect; one that Redis answers `expired`
+ * while the caller still waits is sent once more. Redis time is derived from the local monotonic
+ * clock and the Redis time every reply carries (`RedisClock`); before the first reply the store
+ * sends one `TIME` under the same deadline. The script's deadline is never later than the local
+ * one (it may be earlier by up to one round trip, which only turns an answer into a retry or a
+ * timeout). A consume that Redis ran before its deadline but whose reply arrived after the caller
+ * was told "timeout" is given back with a refund, so a timed-out consume costs nothing; a
+ * timed-out refund may still have been applied.
  *
  * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`, `takeAll`): on a single node, one script
  * call for all of them, atomic across the keys (one `TIME`, nothing written anywhere on a
@@ -111,6 +126,10 @@ export class RedisBucketStore implements BucketStore {
    * wants on each. Anything else throws a `TypeError` saying what is accepted.
    */
   constructor(client: RedisBucketClient, options: RedisBucketStoreOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError(`RedisBucketStore options must be an object, got ${describe(options)}`);
+    }
+    checkKnownOptions('RedisBucketStore options', options, OPTION_NAMES);
     const connection = bucketConnection(client);
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new TypeError(`options.prefix must be a string, got ${typeof prefix}`);
@@ -165,8 +184,8 @@ export class RedisBucketStore implements BucketStore {
     const groups = this.#slotGroups(keys);
     return this.#withDeadline(
       timeoutMs,
-      async (deadlineUs) => {
-        const calls = this.#groupCalls(keys, limits, cost, deadlineUs, timeoutMs);
+      async (deadline) => {
+        const calls = this.#groupCalls(keys, limits, cost, deadline, timeoutMs);
         if (groups.length > 1) return consumeGroupsInOrder(groups, limits, cost, calls);
         const results = await calls.consume(groups[0] as number[]);
         return results.every((result) => result.allowed) ? allowedResult(results) : deniedResult(results);
@@ -208,8 +227,8 @@ export class RedisBucketStore implements BucketStore {
     const policies = [policy];
     return this.#withDeadline(
       timeoutMs,
-      async (deadlineUs) => {
-        const [reply] = answered(await this.#submit({ op, amount, keys, policies, deadlineUs }), timeoutMs);
+      async (deadline) => {
+        const [reply] = answered(await this.#submitInTime({ op, amount, keys, policies, deadline }), timeoutMs);
         return toBucketResult(reply as BucketReply, amount, policy.capacity);
       },
       (late) => {
@@ -228,13 +247,13 @@ export class RedisBucketStore implements BucketStore {
   ) {
     const keys = limits.map((limit) => bucketKey(this.#prefix, limit.key, limit.hashTag));
     const groups = this.#slotGroups(keys);
-    return this.#withDeadline(timeoutMs, async (deadlineUs) => {
+    return this.#withDeadline(timeoutMs, async (deadline) => {
       const results = new Array<BucketResult>(limits.length);
       await Promise.all(
         groups.map(async (group) => {
           const policies = pick(limits, group).map((limit) => limit.policy);
           const replies = answered(
-            await this.#submit({ op, amount, keys: pick(keys, group), policies, deadlineUs }),
+            await this.#submitInTime({ op, amount, keys: pick(keys, group), policies, deadline }),
             timeoutMs,
           );
           group.forEach((index, i) => {
@@ -254,23 +273,23 @@ export class RedisBucketStore implements BucketStore {
     keys: readonly string[],
     limits: readonly BucketLimit[],
     cost: number,
-    deadlineUs: number | undefined,
+    deadline: CallDeadline | undefined,
     timeoutMs: number | undefined,
   ): GroupCalls {
-    const call = async (op: BucketOp, group: readonly number[], deadline: number | undefined) => {
+    const call = async (op: BucketOp, group: readonly number[], opDeadline: CallDeadline | undefined) => {
       const policies = pick(limits, group).map((limit) => limit.policy);
       const scriptOp = {
         op,
         amount: op === 'peek' ? 0 : cost,
         keys: pick(keys, group),
         policies,
-        deadlineUs: deadline,
+        deadline: opDeadline,
       };
-      const replies = answered(await this.#submit(scriptOp), timeoutMs);
+      const replies = answered(await this.#submitInTime(scriptOp), timeoutMs);
       return replies.map((reply, i) => toBucketResult(reply, cost, (policies[i] as BucketPolicy).capacity));
     };
     return {
-      consume: (group) => call('consume', group, deadlineUs),
+      consume: (group) => call('consume', group, deadline),
       refund: (group) => call('refund', group, undefined),
       peek: (group) => call('peek', group, undefined),
     };
@@ -296,50 +315,37 @@ export class RedisBucketStore implements BucketStore {
   }
 
   /**
-   * Runs `work` with the call's deadline in Redis time (undefined without `timeoutMs`) and settles
-   * within `timeoutMs`: when the timer wins, the caller gets `BucketStoreTimeoutError`, and a
-   * result that arrives later goes to `undo` (a charge nobody was told about is given back).
+   * Runs `work` under the call's deadline (none without `timeoutMs`), which every command of the
+   * call carries (`CallDeadline`): the caller gets the result, or `BucketStoreTimeoutError` once
+   * the store has had `timeoutMs`; a result that arrives after that goes to `undo` (a charge nobody
+   * was told about is given back).
    */
   #withDeadline<T>(
     timeoutMs: number | undefined,
-    work: (deadlineUs: number | undefined) => Promise<T>,
+    work: (deadline: CallDeadline | undefined) => Promise<T>,
     undo?: (late: T) => void,
   ): Promise<T> {
     if (timeoutMs === undefined) return work(undefined);
-    const deadlineLocalUs = localUs() + timeoutMs * 1000;
+    const deadline = new CallDeadline(timeoutMs);
     const clock = this.#clock;
-    const running = clock.known
-      ? work(clock.redisUs(deadlineLocalUs))
-      : clock.sample().then(() => work(clock.redisUs(deadlineLocalUs)));
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const timer = setTimeout(() => {
-        settled = true;
-        reject(new BucketStoreTimeoutError(timeoutMs));
-      }, timeoutMs);
-      running.then(
-        (result) => {
-          clearTimeout(timer);
-          if (!settled) {
-            settled = true;
-            resolve(result);
-          } else {
-            undo?.(result);
-          }
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          if (!settled) {
-            settled = true;
-            reject(error);
-          }
-        },
-      );
-    });
+    const running = clock.known ? work(deadline) : clock.sample().then(() => work(deadline));
+    return deadline.race(running, undo);
+  }
+
+  /**
+   * Sends `op` and, when Redis answers `expired` (the command reached it after its Redis-side
+   * deadline, typically held back by this process' busy event loop) while the caller is still
+   * waiting, sends it once more under the deadline as it stands: an expired operation did nothing.
+   */
+  async #submitInTime(op: TimedOp): Promise<BucketOpReply> {
+    const reply = await this.#submit(op);
+    if (!isExpired(reply) || op.deadline?.mayRetry() !== true) return reply;
+    return this.#submit(op);
   }
 
   /** Sends one operation: in the open batch of its slot, or (batching off) in a call of its own. */
-  #submit(op: BucketScriptOp): Promise<BucketOpReply> {
+  #submit(op: TimedOp): Promise<BucketOpReply> {
+    if (op.deadline !== undefined) op.storeUs = op.deadline.queued();
     if (this.#batcher) return this.#batcher.submit(op);
     return this.#send([op]).then(
       ({ replies }) => replies[0] as BucketOpReply,
@@ -349,15 +355,38 @@ export class RedisBucketStore implements BucketStore {
     );
   }
 
-  /** One script call for `ops` (keys of one slot); learns the Redis clock from its reply. */
-  async #send(ops: readonly BucketScriptOp[]): Promise<BucketScriptReply> {
+  /**
+   * One script call for `ops` (keys of one slot); learns the Redis clock from its reply. Each
+   * operation's Redis-side deadline is made now, from its call's deadline as it stands when the
+   * command leaves (`CallDeadline.sent`), and the deadlines are moved on again once the client has
+   * written the command (node-redis writes in a `setImmediate` of its own, run just before ours).
+   */
+  async #send(ops: readonly TimedOp[]): Promise<BucketScriptReply> {
     const sentUs = localUs();
+    let timed = false;
+    for (const op of ops) {
+      if (op.deadline === undefined) continue;
+      op.deadlineUs = this.#clock.redisUs(op.deadline.sent(sentUs, op.storeUs ?? 0));
+      timed = true;
+    }
     const [keyCount, ...args] = bucketScriptArgs(ops) as [string, ...string[]];
-    const raw = await this.#connection.run(keyCount, ...args);
+    const running = this.#connection.run(keyCount, ...args);
+    if (timed) setImmediate(written, ops);
+    const raw = await running;
     const reply = parseBucketScriptReply(raw, ops);
     this.#clock.observe(reply.nowUs, sentUs, localUs());
     return reply;
   }
+}
+
+/** After the client has written the command: each operation's store time counts from now. */
+function written(ops: readonly TimedOp[]): void {
+  const atUs = localUs();
+  for (const op of ops) op.deadline?.sent(atUs, op.storeUs ?? 0);
+}
+
+function isExpired(reply: BucketOpReply): boolean {
+  return !Array.isArray(reply) && !(reply instanceof BucketStoreError) && reply.status === 'expired';
 }
 
 function pick<T>(values: readonly T[], indexes: readonly number[]): T[] {

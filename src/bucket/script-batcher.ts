@@ -1,7 +1,7 @@
 import { MAX_KEYS_PER_CALL, type BucketOpReply, type BucketScriptOp, type BucketScriptReply } from './bucket-script.js';
 import { BucketStoreError } from './errors.js';
 import { localUs } from './redis-clock.js';
-import { describe } from './validate.js';
+import { checkKnownOptions, describe } from './validate.js';
 
 /** How `RedisBucketStore` gathers operations into script calls. */
 export interface BatchOptions {
@@ -36,6 +36,7 @@ export function batchOptions(value: unknown): Required<BatchOptions> | undefined
       `options.batch must be a boolean or an object { windowUs?, maxOperations? }, got ${describe(value)}`,
     );
   }
+  checkKnownOptions('RedisBucketStore options.batch', value, ['windowUs', 'maxOperations']);
   const { windowUs = BATCH_DEFAULTS.windowUs, maxOperations = BATCH_DEFAULTS.maxOperations } = value as BatchOptions;
   const integer = (name: string, number: unknown, min: number, max: number): number => {
     const rule = `an integer from ${min} to ${max}`;

@@ -40,7 +40,11 @@ export interface NumberRule {
   readonly exclusive?: boolean;
 }
 
-/** The value of a numeric option, or undefined when absent. @throws {UsageError} naming the option. */
+/**
+ * The value of a numeric option, or undefined when absent: a finite number, or, where the rule
+ * allows it, the word `Infinity` (a number too large to hold, such as `1e400`, is refused rather
+ * than read as Infinity). @throws {UsageError} naming the option.
+ */
 export function numberOption(
   command: string,
   name: string,
@@ -48,15 +52,21 @@ export function numberOption(
   rule: NumberRule,
 ): number | undefined {
   if (value === undefined) return undefined;
-  const number = value.trim() === '' ? Number.NaN : Number(value);
-  const finite = Number.isFinite(number) || (rule.allowInfinity === true && number === Number.POSITIVE_INFINITY);
+  const text = value.trim();
+  const infinity = rule.allowInfinity === true && /^\+?Infinity$/.test(text);
+  const number = infinity ? Number.POSITIVE_INFINITY : text === '' ? Number.NaN : Number(text);
+  const finite = Number.isFinite(number) || infinity;
   const above = rule.exclusive === true ? number > rule.min : number >= rule.min;
   if (!finite || !above || (rule.integer === true && !Number.isInteger(number) && Number.isFinite(number))) {
     const kind = rule.integer === true ? 'an integer' : 'a number';
     const bound = `${rule.exclusive === true ? '>' : '≥'} ${rule.min}`;
-    const infinity = rule.allowInfinity === true ? ' (or Infinity)' : '';
+    const allowed = rule.allowInfinity === true ? ' (or Infinity)' : '';
+    const overflow =
+      Math.abs(number) === Number.POSITIVE_INFINITY && !/^[+-]?Infinity$/.test(text)
+        ? ', beyond the largest number'
+        : '';
     throw new UsageError(
-      `--${name} must be ${kind} ${bound}${infinity}; got ${JSON.stringify(value)} (see graphql-budget ${command} --help).`,
+      `--${name} must be ${kind} ${bound}${allowed}; got ${JSON.stringify(value)}${overflow} (see graphql-budget ${command} --help).`,
     );
   }
   return number;

@@ -19,3 +19,11 @@ export class InputError extends Error {
     super(lines.join('\n'));
   }
 }
+
+/**
+ * Whether `error` is the JavaScript stack running out (graphql-js parses, validates and visits some
+ * structures recursively): a file nested thousands deep is a bad input, never a fault of the program.
+ */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}

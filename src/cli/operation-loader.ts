@@ -6,8 +6,9 @@ import type {
   GraphQLSchema,
   OperationDefinitionNode,
 } from 'graphql';
-import { InputError } from './errors.js';
+import { InputError, isStackOverflow } from './errors.js';
 import { errorLine, whereIs } from './locations.js';
+import { deepestNesting, tooDeepLine } from './nesting.js';
 import { filesOf, parseJson, readSource, type SourceFile } from './source-files.js';
 
 /** Operation file names, as read from a directory. */
@@ -90,7 +91,15 @@ export function loadOperations(paths: readonly string[], cwd: string, schema: Gr
   const operations: LoadedOperation[] = [];
   const reported = new Set<string>();
   for (const candidate of candidates) {
-    const problems = validate(schema, candidate.document, specifiedRules);
+    let problems: readonly GraphQLError[];
+    try {
+      problems = validate(schema, candidate.document, specifiedRules);
+    } catch (error) {
+      if (!isStackOverflow(error)) throw error;
+      const { name, depth } = nestingOf(candidate.operation);
+      errors.push(`${candidate.where}: ${name} is nested ${depth ?? 'too'} levels deep, too deep to validate.`);
+      continue;
+    }
     if (problems.length === 0) {
       operations.push({
         file: candidate.file,
@@ -116,6 +125,7 @@ function graphqlDocument(source: SourceFile): DocumentNode {
     document = parse(new Source(source.text, source.name));
   } catch (error) {
     if (error instanceof GraphQLError) throw new InputError([errorLine(error, source.name)]);
+    if (isStackOverflow(error)) throw new InputError([tooDeepLine(source.name, source.text, 'parse')]);
     throw error;
   }
   const schemaDefinitions = document.definitions.filter(
@@ -156,8 +166,9 @@ function manifestOperations(source: SourceFile): Candidate[] {
     try {
       document = parse(new Source(body, where));
     } catch (error) {
-      if (!(error instanceof GraphQLError)) throw error;
-      problems.push(errorLine(error, where));
+      if (isStackOverflow(error)) problems.push(tooDeepLine(where, body, 'parse'));
+      else if (error instanceof GraphQLError) problems.push(errorLine(error, where));
+      else throw error;
       return;
     }
     const operation = getOperationAST(document, typeof name === 'string' ? name : undefined);
@@ -201,4 +212,13 @@ function withFragments(
     });
   }
   return { kind: Kind.DOCUMENT, definitions: [operation, ...needed.values()] };
+}
+
+/** An operation's name as messages give it, and how deep it is nested (its selections, lists and arguments). */
+export function nestingOf(operation: OperationDefinitionNode): { name: string; depth: number | undefined } {
+  const loc = operation.loc;
+  return {
+    name: operation.name === undefined ? 'the operation' : `operation ${operation.name.value}`,
+    depth: loc === undefined ? undefined : deepestNesting(loc.source.body.slice(loc.start, loc.end)).depth,
+  };
 }

@@ -3,11 +3,11 @@ import { CostAnalysisError, CostErrorCode, CostSchemaError } from '../cost/error
 import { queryBudgetDefaults } from '../core/options.js';
 import { numberOption, parseCommandLine } from './arguments.js';
 import { costSchemaInputError } from './coordinates.js';
-import { InputError, UsageError } from './errors.js';
+import { InputError, isStackOverflow, UsageError } from './errors.js';
 import { HELP } from './help.js';
 import type { CliIo } from './io.js';
 import { errorLine, whereIs } from './locations.js';
-import { loadOperations } from './operation-loader.js';
+import { loadOperations, nestingOf } from './operation-loader.js';
 import { pluginPrice, type PricingOptions } from './plugin-price.js';
 import { byCost, priceJson, priceTable, type PricedOperation } from './price-report.js';
 import { loadSchema } from './schema-loader.js';
@@ -75,6 +75,14 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
       });
       rows.push({ file: operation.file, operation: operation.name, ...price });
     } catch (error) {
+      if (isStackOverflow(error)) {
+        const where = whereIs(operation.operation) ?? operation.file;
+        const { name, depth } = nestingOf(operation.operation);
+        problems.push(
+          `${where}: ${name} or its variables are nested too deeply to price (the operation: ${depth} levels).`,
+        );
+        continue;
+      }
       if (!(error instanceof CostAnalysisError)) throw error;
       const hint = error.code === CostErrorCode.invalidVariables ? ' Give the values with --variables <file>.' : '';
       problems.push(errorLine(error, whereIs(operation.operation) ?? operation.file) + hint);

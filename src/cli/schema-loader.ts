@@ -2,8 +2,9 @@ import { GraphQLError, Kind, Source, buildASTSchema, buildClientSchema, parse, v
 import type { DefinitionNode, DocumentNode, GraphQLSchema, IntrospectionQuery } from 'graphql';
 import { costDirectivesTypeDefs } from '../cost/directives.js';
 import { apiSchema, isSupergraph } from './api-schema.js';
-import { InputError } from './errors.js';
+import { InputError, isStackOverflow } from './errors.js';
 import { errorLine, whereIs } from './locations.js';
+import { tooDeepLine } from './nesting.js';
 import { validateSdl } from './sdl-validation.js';
 import { filesOf, parseJson, readSource, type SourceFile } from './source-files.js';
 
@@ -91,6 +92,7 @@ function parsed(source: SourceFile): DocumentNode {
     document = parse(new Source(source.text, source.name));
   } catch (error) {
     if (error instanceof GraphQLError) throw new InputError([errorLine(error, source.name)]);
+    if (isStackOverflow(error)) throw new InputError([tooDeepLine(source.name, source.text, 'parse')]);
     throw error;
   }
   const executable = document.definitions.find(

@@ -7,31 +7,36 @@ import { BucketTable } from '../../src/bucket/bucket-table.js';
 type Command =
   | { kind: 'set'; key: number; state: BucketState }
   | { kind: 'delete'; key: number }
-  | { kind: 'evict' }
+  | { kind: 'evict'; at: number }
   | { kind: 'dropFull'; at: number };
 
+/** Ticks per second (0.25 µs ticks), as the states count time. */
+const TICKS_PER_SECOND = 4_000_000;
+
 const stateArb: fc.Arbitrary<BucketState> = fc.oneof(
-  fc.record({ rate: fc.constantFrom(1, 7, 0.5), value: fc.integer({ min: 1, max: 60 }) }),
+  fc.record({
+    rate: fc.constantFrom(1, 7, 0.5, 3_000_000),
+    value: fc.integer({ min: 1, max: 60 }).map((s) => s * 1_000_000),
+  }),
   fc.record({ rate: fc.constant(0), value: fc.integer({ min: 1, max: 20 }) }),
 );
+const instantArb = fc.integer({ min: 0, max: 60 }).map((s) => s * 1_000_000);
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('set' as const), key: fc.nat(12), state: stateArb }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), key: fc.nat(12) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('evict' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('dropFull' as const), at: fc.integer({ min: 0, max: 60 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('evict' as const), at: instantArb }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('dropFull' as const), at: instantArb }) },
 );
 
-/** Rank of a state: lower is closer to full (refilling first, by instant; then by missing tokens). */
-const rank = (state: BucketState): [number, number] => [state.rate > 0 ? 0 : 1, state.value];
-const before = (a: BucketState, b: BucketState): boolean => {
-  const [ra, va] = rank(a);
-  const [rb, vb] = rank(b);
-  return ra < rb || (ra === rb && va < vb);
-};
+/** What a bucket owes at `at` (ticks): the tokens it misses then. */
+function owed(state: BucketState, at: number): number {
+  if (state.rate === 0) return state.value;
+  return Math.max(0, state.value - at) * (state.rate / TICKS_PER_SECOND);
+}
 
 describe('BucketTable', () => {
-  it('evicts a bucket no other is closer to full than, and drops exactly the full ones', () => {
+  it('evicts a bucket that owes least at that instant, and drops exactly the full ones', () => {
     fc.assert(
       fc.property(fc.array(commandArb, { maxLength: 300 }), (commands) => {
         const table = new BucketTable();
@@ -45,15 +50,16 @@ describe('BucketTable', () => {
             table.delete(`k${command.key}`);
             reference.delete(`k${command.key}`);
           } else if (command.kind === 'evict') {
-            const key = table.evict();
+            const evicted = table.evict(command.at);
             if (reference.size === 0) {
-              expect(key).toBeUndefined();
+              expect(evicted).toBeUndefined();
               continue;
             }
-            const evicted = reference.get(key as string) as BucketState;
-            expect(evicted).toBeDefined();
-            for (const state of reference.values()) expect(before(state, evicted)).toBe(false);
-            reference.delete(key as string);
+            const key = evicted?.key as string;
+            expect(reference.get(key)).toBe(evicted?.state);
+            const least = Math.min(...[...reference.values()].map((state) => owed(state, command.at)));
+            expect(owed(reference.get(key) as BucketState, command.at)).toBeCloseTo(least, 9);
+            reference.delete(key);
           } else {
             const full = [...reference].filter(([, s]) => s.rate > 0 && s.value <= command.at).map(([k]) => k);
             expect(table.dropFull(command.at)).toBe(full.length);
@@ -74,8 +80,23 @@ describe('BucketTable', () => {
     expect(table.size).toBe(10);
     expect(table.entries).toBeLessThanOrEqual(2 * 10 + 32);
     const order: string[] = [];
-    for (let key = table.evict(); key !== undefined; key = table.evict()) order.push(key);
-    // The last writes (largest i, smallest instant) are closest to full.
+    for (let entry = table.evict(0); entry !== undefined; entry = table.evict(0)) order.push(entry.key);
+    // The last writes (largest i, smallest instant) owe least.
     expect(order).toEqual(['k9', 'k8', 'k7', 'k6', 'k5', 'k4', 'k3', 'k2', 'k1', 'k0']);
+  });
+
+  it('compares buckets of different rates by what they owe at the eviction, not by when they are full', () => {
+    const table = new BucketTable();
+    const second = TICKS_PER_SECOND;
+    table.set('fast', { rate: 1000, value: 10 * second }); // full at 10 s, 1,000 tokens/s
+    table.set('slow', { rate: 1 / 3600, value: 3600 * 5 * second }); // 1 token an hour, full in 5 h
+    table.set('never', { rate: 0, value: 3 }); // 3 tokens, never refilled
+    // At 0 s: fast owes 10,000 tokens, slow 5, never 3.
+    expect(table.evict(0)?.key).toBe('never');
+    table.set('never', { rate: 0, value: 3 });
+    // At 9.999 s: fast owes 1 token.
+    expect(table.evict(9.999 * second)?.key).toBe('fast');
+    expect(table.evict(9.999 * second)?.key).toBe('never');
+    expect(table.evict(9.999 * second)?.key).toBe('slow');
   });
 });

@@ -1,6 +1,8 @@
 /**
- * `timeoutMs`: the store answers in time, and a command that reaches Redis after its deadline has
- * no effect. The server is this suite's own, paused with SIGSTOP to hold commands back.
+ * `timeoutMs`: the store answers in time, a command that reaches Redis after its deadline has no
+ * effect, and the deadline measures the store, not this process: a reply that came in time is an
+ * answer however long the event loop was busy. The server is this suite's own, paused with SIGSTOP
+ * to hold commands back.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,10 +12,22 @@ import { BucketStoreTimeoutError } from '../../src/bucket/errors.js';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import { CLIENTS, connectClient, type TestClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startDelayingProxy } from './delaying-proxy.js';
 
 const policy = { capacity: 10, refillPerSecond: 1 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MARGIN_MS = 200;
+
+/** Keeps this process busy, as other requests' CPU-heavy work would (ms). */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/** Resolves once a command issued just before has been written by either client (see the test). */
+async function afterWrite(): Promise<void> {
+  for (let hop = 0; hop < 100; hop++) await new Promise<void>((resolve) => process.nextTick(resolve));
+}
 
 /** How many times Redis ran the bucket script (EVAL or EVALSHA). */
 async function scriptRuns(client: Redis): Promise<number> {
@@ -96,28 +110,111 @@ describe.each(CLIENTS)('per-call deadline over %s', (name) => {
     }
   });
 
-  it('gives the tokens back when a consume ran in time but its answer came after the timeout', async () => {
+  it('answers a call whose reply came in time, however long the process is busy after issuing it', async () => {
     const store = new RedisBucketStore(client, { prefix: 'd3:' });
-    await store.peek('slow-reply', policy, { timeoutMs: 1000 });
+    await store.peek('busy', policy, { timeoutMs: 1000 });
     const runsBefore = await scriptRuns(observer);
-    const pending = timed(store.consume('slow-reply', 6, policy, { timeoutMs: 30 }));
-    // Redis answers at once, but this process is busy past the timeout, so the timer fires first.
-    // The busy spell starts once the command is written: node-redis writes in a setImmediate of its
-    // own, queued a few promise and nextTick hops after the call; ours is queued after those.
-    for (let hop = 0; hop < 100; hop++) await new Promise<void>((resolve) => process.nextTick(resolve));
+    // Twenty calls, then 200 ms of synchronous work in the same callback: the commands leave after
+    // it, and each still has its 50 ms.
+    const issued = Array.from({ length: 20 }, (_, i) =>
+      timed(store.consume(`busy-${i % 4}`, 1, policy, { timeoutMs: 50 })),
+    );
+    busy(200);
+    const outcomes = await Promise.all(issued);
+    expect(outcomes.map((outcome) => outcome.error)).toEqual(new Array(20).fill(undefined));
+    expect(await scriptRuns(observer)).toBeGreaterThan(runsBefore);
+    for (let key = 0; key < 4; key++) expect((await store.peek(`busy-${key}`, policy)).remaining).toBeCloseTo(5, 0);
+  });
+
+  it('answers a call whose reply waits in the socket while the process is busy past the deadline', async () => {
+    const store = new RedisBucketStore(client, { prefix: 'd6:' });
+    await store.peek('waiting', policy, { timeoutMs: 1000 });
+    const runsBefore = await scriptRuns(observer);
+    const pending = timed(store.consume('waiting', 6, policy, { timeoutMs: 30 }));
+    // The busy spell starts once the command is written (node-redis writes in a setImmediate of its
+    // own, queued a few promise and nextTick hops after the call; ours is queued after those), so
+    // the reply arrives during it and the deadline timer is due before the socket is read.
+    await afterWrite();
     await new Promise<void>((resolve) =>
       setImmediate(() => {
-        const until = performance.now() + 80;
-        while (performance.now() < until);
+        busy(80);
         resolve();
       }),
     );
     const outcome = await pending;
-    expect(outcome.error).toBeInstanceOf(BucketStoreTimeoutError);
+    expect(outcome.error).toBeUndefined();
+    expect(await scriptRuns(observer)).toBe(runsBefore + 1); // one consume, nothing given back
+    expect((await store.peek('waiting', policy)).remaining).toBeCloseTo(4, 0);
+  });
+
+  it('sends again a command that Redis refused as expired because the process wrote it late', async () => {
+    // Through a proxy whose answers take 5 ms, so that no answer is back by the first poll phase
+    // after the write.
+    const proxy = await startDelayingProxy(server.port);
+    proxy.replyDelayMs = 5;
+    const distant = await connectClient(name, proxy.port);
+    try {
+      const store = new RedisBucketStore(distant.client, { prefix: 'd7:' });
+      await store.peek('late-write', policy, { timeoutMs: 1000 });
+      // A CPU-heavy callback queued before the call's: it runs after the command has left the
+      // store and before node-redis writes it (ioredis writes at once), past the 30 ms deadline.
+      setImmediate(() => busy(80));
+      const outcome = await timed(store.consume('late-write', 3, policy, { timeoutMs: 30 }));
+      expect(outcome.error).toBeUndefined();
+      expect((await store.peek('late-write', policy)).remaining).toBeCloseTo(7, 0); // taken once
+    } finally {
+      await distant.close();
+      await proxy.close();
+    }
+  });
+
+  it('gives the tokens back when a consume ran in time but its answer came after the timeout', async () => {
+    const proxy = await startDelayingProxy(server.port);
+    const slow = await connectClient(name, proxy.port);
+    try {
+      const store = new RedisBucketStore(slow.client, { prefix: 'd8:' });
+      await store.peek('slow-reply', policy, { timeoutMs: 1000 }); // the Redis clock, learnt in time
+      const runsBefore = await scriptRuns(observer);
+      proxy.replyDelayMs = 100; // Redis answers at once; the network holds the answer back
+      const outcome = await timed(store.consume('slow-reply', 6, policy, { timeoutMs: 30 }));
+      expect(outcome.error).toBeInstanceOf(BucketStoreTimeoutError);
+      expect(outcome.ms).toBeLessThan(30 + MARGIN_MS);
+      await sleep(200);
+      proxy.replyDelayMs = 0;
+      expect(await scriptRuns(observer)).toBe(runsBefore + 2); // the consume, then its refund
+      expect(await observer.exists(bucketKey('d8:', 'slow-reply'))).toBe(0);
+    } finally {
+      await slow.close();
+      await proxy.close();
+    }
+  });
+
+  it('times out within the deadline while Redis is paused, the time a busy process held the command back aside', async () => {
+    const store = new RedisBucketStore(client, { prefix: 'd9:' });
+    await store.peek('paused', policy, { timeoutMs: 1000 });
+    const stateBefore = await observer.get(bucketKey('d9:', 'paused'));
+    server.pause();
+    try {
+      const idle = await Promise.all(
+        Array.from({ length: 10 }, () => timed(store.consume('paused', 1, policy, { timeoutMs: 50 }))),
+      );
+      const held = Array.from({ length: 10 }, () => timed(store.consume('paused', 1, policy, { timeoutMs: 50 })));
+      busy(150);
+      const heldOutcomes = await Promise.all(held);
+      for (const outcome of [...idle, ...heldOutcomes]) expect(outcome.error).toBeInstanceOf(BucketStoreTimeoutError);
+      for (const outcome of idle) expect(outcome.ms).toBeLessThan(50 + MARGIN_MS);
+      expect(Math.max(...idle.map((outcome) => outcome.ms))).toBeGreaterThanOrEqual(49);
+      // The commands left after the 150 ms of work, each with its 50 ms.
+      for (const outcome of heldOutcomes) {
+        expect(outcome.ms).toBeGreaterThanOrEqual(150 + 49);
+        expect(outcome.ms).toBeLessThan(150 + 50 + MARGIN_MS);
+      }
+    } finally {
+      server.resume();
+    }
     await sleep(50);
-    expect(await scriptRuns(observer)).toBe(runsBefore + 2); // the consume, then its refund
-    expect(await observer.exists(bucketKey('d3:', 'slow-reply'))).toBe(0);
-    expect((await store.peek('slow-reply', policy)).remaining).toBe(10);
+    expect(await tested.command('PING')).toBe('PONG'); // the held commands ran before this one
+    expect(await observer.get(bucketKey('d9:', 'paused'))).toBe(stateBefore);
   });
 
   it('survives a Redis restart (empty script cache) with a deadline set', async () => {

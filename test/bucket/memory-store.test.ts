@@ -52,41 +52,28 @@ describe('MemoryBucketStore', () => {
     expect(store.size).toBe(0);
   });
 
-  it('evicts the bucket closest to full at maxKeys, however recently the others were used', async () => {
-    const now = 0;
+  it('holds maxKeys buckets and remembers what an evicted one owes', async () => {
+    let now = 0;
     const store = new MemoryBucketStore({ now: () => now, maxKeys: 3 });
     await store.consume('a', 5, policy); // full again in 500 ms
-    await store.consume('b', 2, policy); // 200 ms: closest to full
+    await store.consume('b', 2, policy); // 200 ms: owes least
     await store.consume('c', 8, policy); // 800 ms
     await store.peek('a', policy);
-    await store.consume('d', 6, policy); // 600 ms: one too many, b goes
+    await store.consume('d', 6, policy); // one too many: b leaves the table, its debt is remembered
     expect(store.size).toBe(3);
-    expect((await store.peek('b', policy)).remaining).toBe(10);
+    expect((await store.peek('b', policy)).remaining).toBe(8);
     expect((await store.peek('a', policy)).remaining).toBe(5);
     expect((await store.peek('c', policy)).remaining).toBe(2);
     expect((await store.peek('d', policy)).remaining).toBe(4);
-    // A newcomer closer to full than every bucket held is the one dropped.
-    await store.consume('e', 1, policy);
+    // b spends again: back in the table, where a (owing least now) makes room for it.
+    expect(await store.consume('b', 1, policy)).toMatchObject({ allowed: true, remaining: 7 });
     expect(store.size).toBe(3);
-    expect((await store.peek('e', policy)).remaining).toBe(10);
     expect((await store.peek('a', policy)).remaining).toBe(5);
-  });
-
-  it('evicts buckets that never refill only after every refilling one, fewest missing tokens first', async () => {
-    const now = 0;
-    const store = new MemoryBucketStore({ now: () => now, maxKeys: 3 });
-    const noRefill = { capacity: 10, refillPerSecond: 0 };
-    await store.consume('z3', 3, noRefill);
-    await store.consume('z1', 1, noRefill);
-    await store.consume('slow', 10, { capacity: 10, refillPerSecond: 1e-6 }); // full again in 116 days
-    await store.consume('n', 9, noRefill);
-    expect((await store.peek('slow', policy)).remaining).toBe(10);
-    await store.consume('m', 5, noRefill);
-    expect(store.size).toBe(3);
-    expect((await store.peek('z1', noRefill)).remaining).toBe(10);
-    expect((await store.peek('z3', noRefill)).remaining).toBe(7);
-    expect((await store.peek('n', noRefill)).remaining).toBe(1);
-    expect((await store.peek('m', noRefill)).remaining).toBe(5);
+    // An evicted debt refills as a held one does, and is forgotten once refilled.
+    now += 500;
+    expect((await store.peek('a', policy)).remaining).toBe(10);
+    expect((await store.peek('b', policy)).remaining).toBe(10);
+    expect(await store.consume('e', 1, policy)).toMatchObject({ allowed: true, remaining: 9 });
   });
 
   it('keeps an emptied bucket through a flood of 2 × maxKeys fresh identities', async () => {
@@ -102,9 +89,11 @@ describe('MemoryBucketStore', () => {
     expect(store.size).toBe(maxKeys);
     // 2 s later: 2 tokens back, not 100.
     expect(await store.consume('victim', 10, slow)).toMatchObject({ allowed: false, remaining: 2 });
-    // The newest identities were kept (furthest from full among the flood), the oldest dropped.
-    expect((await store.peek('flood-0', slow)).remaining).toBe(100);
+    // The oldest identities left the table first (they owed least), and are remembered until refilled.
+    expect((await store.peek('flood-0', slow)).remaining).toBeCloseTo(99, 2);
     expect((await store.peek(`flood-${2 * maxKeys - 1}`, slow)).remaining).toBe(97);
+    now += 3000;
+    expect((await store.peek('flood-0', slow)).remaining).toBe(100);
   });
 
   it('reads its clock in whole µs, as Redis does: integer costs leave integer tokens', async () => {

@@ -12,6 +12,7 @@ import { RedisBucketStore } from '../../src/bucket/redis-store.js';
 import type { BucketLimit, BucketStore } from '../../src/bucket/types.js';
 import { CLIENTS, connectClient, type TestClient } from '../support/redis-clients.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startDelayingProxy } from './delaying-proxy.js';
 
 const MINUTE = { capacity: 20, refillPerSecond: 0 };
 const HOUR = { capacity: 50, refillPerSecond: 0 };
@@ -265,21 +266,21 @@ describe.each(CLIENTS)('RedisBucketStore deadlines with several buckets, over %s
   });
 
   it('gives every bucket back when the charge ran in time but its answer came after the timeout', async () => {
-    const store = new RedisBucketStore(own.client, { prefix: 'slow:' });
-    await store.peekAll(limits, { timeoutMs: 1000 });
-    const pending = store.consumeAll(limits, 6, { timeoutMs: 30 }).catch((e: unknown) => e);
-    // Redis answers at once, but this process is busy past the timeout, so the timer fires first
-    // (once the command is written: node-redis writes in a setImmediate queued a few hops later).
-    for (let hop = 0; hop < 100; hop++) await new Promise<void>((resolve) => process.nextTick(resolve));
-    await new Promise<void>((resolve) =>
-      setImmediate(() => {
-        const until = performance.now() + 80;
-        while (performance.now() < until);
-        resolve();
-      }),
-    );
-    expect(await pending).toBeInstanceOf(BucketStoreTimeoutError);
-    await sleep(50);
-    expect((await store.peekAll(limits)).map((r) => r.remaining)).toEqual([10, 100]);
+    const proxy = await startDelayingProxy(server.port);
+    const slow = await connectClient(name, proxy.port);
+    try {
+      const store = new RedisBucketStore(slow.client, { prefix: 'slow:' });
+      await store.peekAll(limits, { timeoutMs: 1000 }); // the Redis clock, learnt in time
+      proxy.replyDelayMs = 100; // Redis answers at once; the network holds the answer back
+      expect(await store.consumeAll(limits, 6, { timeoutMs: 30 }).catch((e: unknown) => e)).toBeInstanceOf(
+        BucketStoreTimeoutError,
+      );
+      await sleep(200);
+      proxy.replyDelayMs = 0;
+      expect((await store.peekAll(limits)).map((r) => r.remaining)).toEqual([10, 100]);
+    } finally {
+      await slow.close();
+      await proxy.close();
+    }
   });
 });

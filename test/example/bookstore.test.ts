@@ -159,6 +159,65 @@ describe("the example's own README", () => {
   });
 });
 
+describe('anonymous callers, by network', () => {
+  const query = JSON.stringify({ query: '{ books(first: 3) { edges { node { title author { name } } } } }' }); // 19 of 30
+  const ask = async (app: RunningExample, forwardedFor: string): Promise<number> => {
+    const response = await fetch(app.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+      body: query,
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+
+  describe('behind a trusted proxy (TRUSTED_PROXIES=loopback: this client is the proxy)', () => {
+    let app: RunningExample;
+    beforeAll(async () => {
+      app = await startExample({ TRUSTED_PROXIES: 'loopback' });
+    });
+    afterAll(async () => {
+      await app?.stop();
+    });
+
+    it('says which proxies it trusts', () => {
+      expect(app.lines).toContain('Anonymous callers from X-Forwarded-For behind: loopback');
+    });
+
+    it('gives two addresses of one IPv6 /64 one budget, and another /64 its own', async () => {
+      expect(await ask(app, '2001:db8:7:7::1')).toBe(200);
+      expect(await ask(app, '2001:db8:7:7::2')).toBe(429);
+      expect(await ask(app, '2001:db8:7:8::1')).toBe(200);
+    });
+
+    it('gives ::ffff:1.2.3.4 the budget of 1.2.3.4', async () => {
+      expect(await ask(app, '1.2.3.4')).toBe(200);
+      expect(await ask(app, '::ffff:1.2.3.4')).toBe(429);
+    });
+
+    it('reads only the hop the proxy appended: what the client wrote before it changes nothing', async () => {
+      expect(await ask(app, '198.51.100.1, 203.0.113.40')).toBe(200);
+      expect(await ask(app, '198.51.100.2, 203.0.113.40')).toBe(429);
+    });
+  });
+
+  describe('without a trusted proxy', () => {
+    let app: RunningExample;
+    beforeAll(async () => {
+      app = await startExample();
+    });
+    afterAll(async () => {
+      await app?.stop();
+    });
+
+    it('ignores a spoofed X-Forwarded-For: the socket is the caller', async () => {
+      expect(await ask(app, '2001:db8:9:9::1')).toBe(200);
+      expect(await ask(app, '2001:db8:a:a::1')).toBe(429);
+      expect(await ask(app, '203.0.113.41')).toBe(429);
+    });
+  });
+});
+
 describe('with REDIS_URL', () => {
   let redis: RedisServer;
   beforeAll(async () => {

@@ -60,8 +60,8 @@ const files: PageFiles = writePageFiles(
       GUARDED_WITHOUT_FALLBACK,
       variant('guarded.module.ts', [
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the page's code, as text to replace
-        'contextValue.req.user ? `user:${contextValue.req.user.id}` : `ip:${contextValue.req.socket.remoteAddress}`',
-        'contextValue.req.user?.id as string',
+        'req.user ? `user:${req.user.id}` : `ip:${clientAddress(req.socket.remoteAddress, req.headers)}`',
+        'req.user?.id as string',
       ]),
     ],
   ]),

@@ -120,8 +120,12 @@ describe.skipIf(serverKind() === 'yoga')('over graphql-ws', () => {
         schema,
         roots,
         context: (ctx) => ({ caller: (ctx.connectionParams as { caller: string }).caller }),
-        onClose: () => void (hooks.closed += 1),
-        onDisconnect: () => void (hooks.disconnected += 1),
+        onClose: () => {
+          hooks.closed += 1;
+        },
+        onDisconnect: () => {
+          hooks.disconnected += 1;
+        },
         ...graphqlWsBudget({
           store,
           policy,
@@ -159,7 +163,14 @@ describe.skipIf(serverKind() === 'yoga')('over graphql-ws', () => {
           await new Promise<void>((resolve, reject) => {
             const stop = client.subscribe(
               { query: 'subscription { topic { n } }' },
-              { next: () => (stop(), resolve()), error: reject, complete: () => resolve() },
+              {
+                next: () => {
+                  stop();
+                  resolve();
+                },
+                error: reject,
+                complete: () => resolve(),
+              },
             );
           });
           await client.dispose();

@@ -1,0 +1,114 @@
+import { BucketStoreTimeoutError } from './errors.js';
+import { localUs } from './redis-clock.js';
+
+/**
+ * Least store time a command gets when it leaves this process after its call's time ran out while
+ * the process held it (the event loop was busy between a reply and the next command, or a command
+ * is sent again after an `expired` answer) (µs): a healthy Redis answers well within it.
+ */
+const FLOOR_US = 5_000;
+
+/**
+ * The deadline of one store call (`timeoutMs`), counted in the time the store had, not in the time
+ * this process took to get round to it. Node runs due timers before it reads sockets, so after a
+ * long synchronous stretch a plain timer fires although the reply is already waiting: judged that
+ * way, a busy server would report a healthy Redis as failing.
+ *
+ * - A command's store time starts when it leaves this process. The time it waits in the process
+ *   first (the batcher's turn of the event loop, or a busy loop before that turn comes) moves the
+ *   deadline on by as much (`sent`): the command leaves with what was left when it was queued
+ *   (`queued`), and at least `FLOOR_US` of it when the call's time ran out meanwhile. A client that
+ *   writes later still (node-redis writes in a `setImmediate` of its own) is caught up with the
+ *   same way, once the write has happened.
+ * - When the timer fires, nothing is judged until the event loop's poll phase has run once more
+ *   (`setImmediate`): a reply that sits in the socket is read first, and a reply read so is never
+ *   a failure, however late the process got to it.
+ * - The deadline only ever moves later, so the Redis-side deadline a command carries (the local
+ *   one when it left, converted by `RedisClock`) is never later than the local one.
+ *
+ * With Redis paused, killed or slow and the event loop free, the call fails `timeoutMs` after it was
+ * issued, plus one turn of the loop; with the loop blocked, after `timeoutMs` of store time.
+ */
+export class CallDeadline {
+  readonly timeoutMs: number;
+  /** The local instant (µs, `localUs`) at which the call fails if it has not settled. */
+  #dueUs: number;
+  #settled = false;
+  #retried = false;
+
+  constructor(timeoutMs: number) {
+    this.timeoutMs = timeoutMs;
+    this.#dueUs = localUs() + timeoutMs * 1000;
+  }
+
+  /** Store time (µs) for a command queued now: what is left of the call's, and at least `FLOOR_US`. */
+  queued(): number {
+    return Math.max(this.#dueUs - localUs(), Math.min(FLOOR_US, this.timeoutMs * 1000));
+  }
+
+  /**
+   * The command given `storeUs` when it was queued left (or was written) at `atUs`: the deadline
+   * moves on so that the store has that time from then, unless the caller has been answered.
+   * Returns the local deadline the command runs under, which the Redis-side deadline is made from.
+   */
+  sent(atUs: number, storeUs: number): number {
+    if (!this.#settled) this.#dueUs = Math.max(this.#dueUs, atUs + storeUs);
+    return this.#dueUs;
+  }
+
+  /**
+   * Whether a command that Redis answered `expired` (it ran after its Redis-side deadline and did
+   * nothing) may be sent again: once per call, while the caller is still waiting. Such an answer
+   * means the command reached Redis late while the local deadline, moved on since, still runs.
+   */
+  mayRetry(): boolean {
+    if (this.#settled || this.#retried) return false;
+    this.#retried = true;
+    return true;
+  }
+
+  /**
+   * Settles with `running`, or with `BucketStoreTimeoutError` once the deadline has passed and a
+   * poll phase has run without the answer; an answer that comes after that goes to `undo`.
+   */
+  race<T>(running: Promise<T>, undo?: (late: T) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = (): void => {
+        timer = setTimeout(check, Math.max(1, Math.ceil((this.#dueUs - localUs()) / 1000)));
+      };
+      const check = (): void => {
+        if (this.#settled) return;
+        if (this.#dueUs > localUs()) arm();
+        else setImmediate(judge); // the poll phase first: a reply waiting in a socket is read
+      };
+      const judge = (): void => {
+        if (this.#settled) return;
+        if (this.#dueUs > localUs()) {
+          arm(); // a command left meanwhile, with its own time
+          return;
+        }
+        this.#settled = true;
+        reject(new BucketStoreTimeoutError(this.timeoutMs));
+      };
+      arm();
+      running.then(
+        (result) => {
+          clearTimeout(timer);
+          if (this.#settled) {
+            undo?.(result);
+            return;
+          }
+          this.#settled = true;
+          resolve(result);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (this.#settled) return;
+          this.#settled = true;
+          reject(error);
+        },
+      );
+    });
+  }
+}
