@@ -5,6 +5,7 @@ import { buildSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import {
+  clientAddressKey,
   graphqlWsBudget,
   costDirectivesTypeDefs,
   MemoryBucketStore,
@@ -45,13 +46,16 @@ export interface SubscriptionServer {
   stop(): Promise<void>;
 }
 
-/** The caller: the `apiKey` connection parameter when present, else the socket's address. */
+/** An anonymous caller's key: their network (an IPv6 address by its /64). */
+const clientAddress = clientAddressKey();
+
+/** The caller: the `apiKey` connection parameter when present, else the socket's network. */
 function callerOf(
   connectionParams: Readonly<Record<string, unknown>> | undefined,
   address: string | undefined,
 ): string {
   const apiKey = connectionParams?.apiKey;
-  return typeof apiKey === 'string' ? `key:${apiKey}` : `ip:${address ?? 'unknown'}`;
+  return typeof apiKey === 'string' ? `key:${apiKey}` : `ip:${clientAddress(address)}`;
 }
 
 export async function startSubscriptionServer(options: SubscriptionServerOptions): Promise<SubscriptionServer> {

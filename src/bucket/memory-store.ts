@@ -11,7 +11,8 @@ import { bucketKey } from './bucket-key.js';
 import { BucketTable } from './bucket-table.js';
 import { EvictedDebts } from './evicted-debts.js';
 import { allowedResult, deniedResult } from './multi-charge.js';
-import { checkCall, checkCallOptions, checkKnownOptions, checkLimits, checkNumber, describe } from './validate.js';
+import { checkKnownOptions } from '../known-options.js';
+import { checkCall, checkCallOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,

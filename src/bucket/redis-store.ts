@@ -17,7 +17,8 @@ import { localUs, RedisClock } from './redis-clock.js';
 import type { RedisBucketClient } from './redis-client.js';
 import type { RedisConnection } from './redis-connection.js';
 import { batchOptions, failure, ScriptBatcher, type BatchOptions } from './script-batcher.js';
-import { checkCall, checkCallOptions, checkKnownOptions, checkLimits, checkNumber, describe } from './validate.js';
+import { checkKnownOptions } from '../known-options.js';
+import { checkCall, checkCallOptions, checkLimits, checkNumber, describe } from './validate.js';
 import type {
   BucketCallOptions,
   BucketLimit,
@@ -247,22 +248,38 @@ export class RedisBucketStore implements BucketStore {
   ) {
     const keys = limits.map((limit) => bucketKey(this.#prefix, limit.key, limit.hashTag));
     const groups = this.#slotGroups(keys);
-    return this.#withDeadline(timeoutMs, async (deadline) => {
-      const results = new Array<BucketResult>(limits.length);
-      await Promise.all(
-        groups.map(async (group) => {
-          const policies = pick(limits, group).map((limit) => limit.policy);
-          const replies = answered(
-            await this.#submitInTime({ op, amount, keys: pick(keys, group), policies, deadline }),
-            timeoutMs,
-          );
-          group.forEach((index, i) => {
-            results[index] = toBucketResult(replies[i] as BucketReply, amount, (policies[i] as BucketPolicy).capacity);
-          });
-        }),
-      );
-      return results;
-    });
+    // A take Redis ran but answered after the deadline is given back: the caller, told "timeout",
+    // takes it again (so it is taken once).
+    const undo =
+      op === 'take' && amount > 0
+        ? () => {
+            for (const group of groups) this.#giveBack(pick(keys, group), pick(limits, group), amount);
+          }
+        : undefined;
+    return this.#withDeadline(
+      timeoutMs,
+      async (deadline) => {
+        const results = new Array<BucketResult>(limits.length);
+        await Promise.all(
+          groups.map(async (group) => {
+            const policies = pick(limits, group).map((limit) => limit.policy);
+            const replies = answered(
+              await this.#submitInTime({ op, amount, keys: pick(keys, group), policies, deadline }),
+              timeoutMs,
+            );
+            group.forEach((index, i) => {
+              results[index] = toBucketResult(
+                replies[i] as BucketReply,
+                amount,
+                (policies[i] as BucketPolicy).capacity,
+              );
+            });
+          }),
+        );
+        return results;
+      },
+      undo,
+    );
   }
 
   /**

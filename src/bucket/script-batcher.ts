@@ -1,7 +1,8 @@
 import { MAX_KEYS_PER_CALL, type BucketOpReply, type BucketScriptOp, type BucketScriptReply } from './bucket-script.js';
 import { BucketStoreError } from './errors.js';
 import { localUs } from './redis-clock.js';
-import { checkKnownOptions, describe } from './validate.js';
+import { checkKnownOptions } from '../known-options.js';
+import { describe } from './validate.js';
 
 /** How `RedisBucketStore` gathers operations into script calls. */
 export interface BatchOptions {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { checkKnownOptions } from '../bucket/validate.js';
+import { checkKnownOptions } from '../known-options.js';
 
 /** Options of `clientAddressKey`. */
 export interface ClientAddressKeyOptions {

@@ -66,11 +66,21 @@ export class DebtLedger {
     amount: number,
     logger: BudgetLogger,
   ): Promise<BucketResult[] | undefined> {
-    const after = await this.#guard.take(store, limits, amount, logger);
-    if (after === undefined) {
-      for (const limit of limits) this.#owe(limit, amount, logger);
+    if (limits.length === 1) {
+      const after = await this.#guard.take(store, limits, amount, logger);
+      if (after === undefined) this.#owe(limits[0] as BucketLimit, amount, logger);
+      return after;
     }
-    return after;
+    // Bucket by bucket (the store's batching sends them together), so that what one bucket did not
+    // take is owed by it alone: a take across Cluster slots may land in some and not in others.
+    const each = await Promise.all(limits.map((limit) => this.#guard.take(store, [limit], amount, logger)));
+    const after: BucketResult[] = [];
+    for (const [index, limit] of limits.entries()) {
+      const result = each[index]?.[0];
+      if (result === undefined) this.#owe(limit, amount, logger);
+      else after.push(result);
+    }
+    return after.length === limits.length ? after : undefined;
   }
 
   /** Before one of `limits` is charged: what they owe is taken first, where the store answers. */

@@ -361,10 +361,15 @@ function where(partition: Partition): string {
   return partition.name === undefined ? '' : ` (partition ${partition.name})`;
 }
 
-/** Rejects when `call` has not settled after `ms`; its late result is dropped (and a late rejection handled). */
+/**
+ * Rejects when `call` has not settled after `ms`; its late result is dropped (and a late rejection
+ * handled). Node runs due timers before it reads sockets: when the timer fires, an answer that
+ * already arrived is read first (one turn of the event loop), and only then is the call judged.
+ */
 function withBackstop<T>(call: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new BackstopTimeout(`the bucket store did not answer within ${ms} ms`)), ms);
+    const giveUp = () => reject(new BackstopTimeout(`the bucket store did not answer within ${ms} ms`));
+    const timer = setTimeout(() => setImmediate(giveUp), ms);
     call.then(
       (value) => {
         clearTimeout(timer);

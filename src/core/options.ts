@@ -24,8 +24,8 @@ export interface BudgetOptions<TArgs> {
    * Who pays for the operation: the key of the caller's bucket (any string; the store maps it to a
    * safe key). Required: there is no safe default. Derive it from something the server verified
    * (the authenticated user or API key in your context), never from a header the client controls.
-   * For anonymous callers, key by the client address read in your context function from
-   * `req.socket.remoteAddress` (or from `X-Forwarded-For` only as written by your own proxy).
+   * For anonymous callers, key by their network with `clientAddressKey` (an IPv6 address by its
+   * /64, `X-Forwarded-For` only through the proxies you name) in your context function.
    * A `GraphQLError` thrown here is returned to the client as is (give it `extensions.http.status`,
    * e.g. 401). Anything else thrown, or a value that is not a non-empty string, answers HTTP 500
    * `INTERNAL_SERVER_ERROR` with a generic message and is logged in full. `null` is allowed only
