@@ -1,3 +1,4 @@
+import { getVariableValues, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { createCostAnalyzer } from '../cost/analyzer.js';
 import { CostAnalysisError, CostErrorCode, CostSchemaError } from '../cost/errors.js';
 import { queryBudgetDefaults } from '../core/options.js';
@@ -67,6 +68,8 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
   const rows: PricedOperation[] = [];
   for (const operation of operations) {
     try {
+      // The server refuses an operation whose variables do not coerce, those that price nothing too.
+      checkVariables(loaded.schema, operation.operation, variables);
       const price = pluginPrice(loaded.schema, loaded.supergraphSdl, options, {
         document: operation.document,
         operation: operation.operation,
@@ -144,4 +147,20 @@ function readVariables(path: string, cwd: string): Record<string, unknown> {
     throw new InputError([`${source.name}: --variables must be a JSON object of variable values.`]);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Refuses, as the server's execution does, an operation whose declared variables do not coerce (a
+ * required one without a value): the cost engine reads only the variables that price.
+ */
+function checkVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): void {
+  const definitions = operation.variableDefinitions ?? [];
+  const coerced = getVariableValues(schema, definitions, variables ?? {}, { maxErrors: 5 });
+  if (coerced.errors === undefined) return;
+  const message = coerced.errors.map((error) => error.message).join(' ');
+  throw new CostAnalysisError(CostErrorCode.invalidVariables, message, definitions);
 }

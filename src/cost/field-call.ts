@@ -1,12 +1,15 @@
 import {
+  Kind,
   SchemaMetaFieldDef,
   TypeMetaFieldDef,
-  getArgumentValues,
+  getNamedType,
   getNullableType,
   isInputObjectType,
   isListType,
+  valueFromAST,
 } from 'graphql';
 import type {
+  DirectiveNode,
   FieldNode,
   GraphQLArgument,
   GraphQLCompositeType,
@@ -109,7 +112,7 @@ export function priceFieldCall(
 ): FieldCall {
   const rule = table.field(definition);
   const first = nodes[0] as FieldNode;
-  const args = getArgumentValues(definition, first, variables as Record<string, unknown>);
+  const args = pricedArgumentValues(table, definition.args, first, variables, rule.listSizes);
   const cost = rule.weight + argumentsCost(table, definition.args, args) + directivesCost(table, nodes, variables);
   let ownSize: number | undefined;
   const handed: { tree: SizedFieldTree; size: number }[] = [];
@@ -140,12 +143,49 @@ export function directivesCost(table: CostTable, nodes: readonly FieldNode[], va
     for (const directive of node.directives ?? []) {
       const directiveDefinition = table.schema.getDirective(directive.name.value);
       if (!directiveDefinition) continue;
-      const values = getArgumentValues(directiveDefinition, directive, variables as Record<string, unknown>);
+      const values = pricedArgumentValues(table, directiveDefinition.args, directive, variables, []);
       nodeCost += argumentsCost(table, directiveDefinition.args, values);
     }
     cost = index === 0 ? nodeCost : Math.max(cost, nodeCost);
   }
   return cost;
+}
+
+/**
+ * The coerced values of the arguments that can change a price (`CostAnalyzer.pricedVariables`
+ * reads the same ones): a slicing argument's root, an argument that may weigh something (its own
+ * weight, or an input object's). Read as graphql-js's `getArgumentValues` reads them (a variable the
+ * request leaves out takes the argument's default), but one by one, so an argument that prices
+ * nothing is never read: its variable is not among the coerced ones.
+ */
+function pricedArgumentValues(
+  table: CostTable,
+  definitions: readonly GraphQLArgument[],
+  node: FieldNode | DirectiveNode,
+  variables: Variables,
+  listSizes: readonly ListSizeRule[],
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const definition of definitions) {
+    const prices =
+      table.inputWeight(definition) !== 0 ||
+      isInputObjectType(getNamedType(definition.type)) ||
+      listSizes.some((rule) => rule.slicingArguments.some((path) => path[0] === definition.name));
+    if (!prices) continue;
+    const written = node.arguments?.find((argument) => argument.name.value === definition.name);
+    let value: unknown;
+    if (written === undefined) {
+      value = definition.defaultValue;
+    } else if (written.value.kind === Kind.VARIABLE) {
+      const name = written.value.name.value;
+      value = Object.hasOwn(variables, name) ? variables[name] : definition.defaultValue;
+    } else {
+      value = valueFromAST(written.value, definition.type, variables);
+    }
+    if (value !== undefined)
+      Object.defineProperty(values, definition.name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return values;
 }
 
 /** The weights of the arguments that have a value (coerced `values`), and of the input fields inside them. */

@@ -211,6 +211,10 @@ it("charges each tenant running one cached document at once its own work, never 
   try {
     const tenants = Array.from({ length: 12 }, (_, index) => `t${index}`);
     await Promise.all(tenants.map((org, index) => socket.run(QUERY, { org, ms: 5 + 3 * index })));
+    // Each run's result came back, so its resolvers are done: wait for the slowest machine's last settlement.
+    for (let waited = 0; waited < 2000 && tenants.some((org) => work.get(org) === undefined); waited += 20) {
+      await after(20);
+    }
     await after(50);
     for (const org of tenants) {
       // The operation 1, items 1, 2 Items at 1 and their heavy at 5.
