@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  * their latency bounds measure the limiter, not the other suites sharing the CPU.
  */
 export default defineConfig({
+  // One graphql-js instance, as in vitest.config.ts (Apollo Server loads graphql as CommonJS).
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/faults/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
