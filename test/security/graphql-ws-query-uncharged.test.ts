@@ -11,13 +11,11 @@
  * Guarantee: over graphql-ws every operation is charged (`graphqlWsBudget` gives graphql-ws both
  * its `execute` and its `subscribe`), from the same budgets as over HTTP.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSchema, type ExecutionArgs, type GraphQLObjectType } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
+import { startGraphqlWsServer } from '../support/graphql-ws-server.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { graphqlWsBudget } from '../../src/graphql-ws/graphql-ws-budget.js';
@@ -47,26 +45,15 @@ const policy = { capacity: 60, refillPerSecond: 0 };
 let url: string;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  const http = createServer();
-  const wsServer = new WebSocketServer({ server: http });
-  const disposable = useServer(
-    {
-      schema,
-      context: () => ({ caller: 'mallory' }),
-      ...graphqlWsBudget({
-        store,
-        policy,
-        identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
-      }),
-    },
-    wsServer,
-  );
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  close = async () => {
-    await disposable.dispose();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  };
+  ({ url, close } = await startGraphqlWsServer({
+    schema,
+    context: () => ({ caller: 'mallory' }),
+    ...graphqlWsBudget({
+      store,
+      policy,
+      identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
+    }),
+  }));
 });
 afterAll(() => close());
 

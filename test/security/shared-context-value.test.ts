@@ -15,13 +15,11 @@
  * hides at least its estimate, and neither pays for the other. The budget writes nothing to the
  * context value but the `rateLimit` field's reading, and runs where it cannot.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSchema, type ExecutionArgs, type GraphQLObjectType } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
+import { startGraphqlWsServer } from '../support/graphql-ws-server.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { graphqlWsBudget } from '../../src/graphql-ws/graphql-ws-budget.js';
@@ -62,33 +60,22 @@ const policy = { capacity: 1_000_000, refillPerSecond: 0 };
 let url: string;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  const http = createServer();
-  const wsServer = new WebSocketServer({ server: http });
-  const disposable = useServer(
-    {
-      schema,
-      context: (ctx) => {
-        const { caller, kind } = ctx.connectionParams as { caller: string; kind: Kind };
-        if (kind === 'read-only') return new Proxy({ caller }, { defineProperty: () => false });
-        // One context value per connection, shared by every operation on it.
-        const extra = ctx.extra as { memo?: { caller: string } };
-        extra.memo ??= { caller };
-        return extra.memo;
-      },
-      ...graphqlWsBudget({
-        store,
-        policy,
-        identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
-      }),
+  ({ url, close } = await startGraphqlWsServer({
+    schema,
+    context: (ctx) => {
+      const { caller, kind } = ctx.connectionParams as { caller: string; kind: Kind };
+      if (kind === 'read-only') return new Proxy({ caller }, { defineProperty: () => false });
+      // One context value per connection, shared by every operation on it.
+      const extra = ctx.extra as { memo?: { caller: string } };
+      extra.memo ??= { caller };
+      return extra.memo;
     },
-    wsServer,
-  );
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  close = async () => {
-    await disposable.dispose();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  };
+    ...graphqlWsBudget({
+      store,
+      policy,
+      identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
+    }),
+  }));
 });
 afterAll(() => close());
 

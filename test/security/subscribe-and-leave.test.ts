@@ -14,14 +14,12 @@
  * is returned at once, whatever the budget was waiting for: nothing is charged, resolved or sent
  * after it, and the server's own disconnect hooks run as they do without the budget.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSchema, type ExecutionArgs } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
+import { startGraphqlWsServer } from '../support/graphql-ws-server.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
@@ -113,38 +111,27 @@ describe.skipIf(serverKind() === 'yoga')('over graphql-ws', () => {
     const roots = {
       subscription: { topic: ({ quiet }: { quiet: boolean }) => topics.source(quiet) },
     };
-    const http = createServer();
-    const sockets = new WebSocketServer({ server: http });
-    const disposable = useServer(
-      {
-        schema,
-        roots,
-        context: (ctx) => ({ caller: (ctx.connectionParams as { caller: string }).caller }),
-        onClose: () => {
-          hooks.closed += 1;
-        },
-        onDisconnect: () => {
-          hooks.disconnected += 1;
-        },
-        ...graphqlWsBudget({
-          store,
-          policy,
-          identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
-        }),
+    ({ url, close } = await startGraphqlWsServer({
+      schema,
+      roots,
+      context: (ctx) => ({ caller: (ctx.connectionParams as { caller: string }).caller }),
+      onClose: () => {
+        hooks.closed += 1;
       },
-      sockets,
-    );
+      onDisconnect: () => {
+        hooks.disconnected += 1;
+      },
+      ...graphqlWsBudget({
+        store,
+        policy,
+        identify: ({ contextValue }: ExecutionArgs) => (contextValue as { caller: string }).caller,
+      }),
+    }));
     // The `n` field resolves each event: counted, to see that nothing is resolved after the client left.
     const event = schema.getType('Event') as { getFields(): Record<string, { resolve?: unknown }> };
     (event.getFields().n as { resolve?: unknown }).resolve = (value: { n: number }) => {
       topics.resolved += 1;
       return value.n;
-    };
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    close = async () => {
-      await disposable.dispose();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
     };
   });
   afterAll(() => close());
