@@ -18,6 +18,7 @@ import type {
 } from 'graphql';
 import { costTableOf } from './analyzer.js';
 import type { CostTable, ListSizeRule } from './cost-table.js';
+import { extensionDirectives, type CodeFirstElement } from './extension-directives.js';
 import { costDirectiveNames } from './link-names.js';
 import { sizedFieldNames } from './sized-lists.js';
 import { unsizedLists } from './unsized-lists.js';
@@ -332,9 +333,25 @@ function alwaysGiven(field: AnyField, path: readonly string[]): boolean {
   return true;
 }
 
+/** Every type, field, argument and input field of a schema, where a code-first schema keeps its directives. */
+function* codeFirstElements(schema: GraphQLSchema): Generator<CodeFirstElement> {
+  for (const type of Object.values(schema.getTypeMap())) {
+    yield type;
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        yield field;
+        yield* field.args;
+      }
+    } else if (isInputObjectType(type)) {
+      yield* Object.values(type.getFields());
+    }
+  }
+}
+
 /**
  * `@cost` and `@listSize` (under the schema's names for them) when the schema defines them but no
- * type, field, argument, input field or directive argument applies them.
+ * type, field, argument, input field or directive argument applies them, in SDL or in a code-first
+ * schema's `extensions`.
  */
 function unusedDirectives(annotated: GraphQLSchema): CostLintFinding[] {
   const names = costDirectiveNames(annotated);
@@ -350,6 +367,9 @@ function unusedDirectives(annotated: GraphQLSchema): CostLintFinding[] {
         applied.add(directive.name.value);
       },
     });
+  }
+  for (const element of codeFirstElements(annotated)) {
+    for (const directive of extensionDirectives(element)?.directives ?? []) applied.add(directive.name.value);
   }
   const findings: CostLintFinding[] = [];
   const unused = [

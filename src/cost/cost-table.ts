@@ -26,6 +26,7 @@ import type {
 } from 'graphql';
 import { CostDirectiveReader, type DirectiveHolder } from './directive-reader.js';
 import { CostSchemaError } from './errors.js';
+import { extensionDirectives } from './extension-directives.js';
 import { entitiesRule, type ListSizeRule } from './list-size-rule.js';
 import { requiredSelection } from './required-selection.js';
 
@@ -67,6 +68,7 @@ export interface FieldCostRule {
 
 type AnyField = GraphQLField<unknown, unknown>;
 type InputValue = GraphQLArgument | GraphQLInputField;
+type SchemaElement = InputValue | AnyField | GraphQLNamedType;
 
 const NO_RULES: readonly ListSizeRule[] = [];
 
@@ -82,6 +84,10 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * another schema describing the same types, such as the supergraph of a gateway whose API schema
  * carries no directives. Their names are resolved through `annotated`'s `@link`s (see
  * `costDirectiveNames`).
+ *
+ * Directives are read from the AST the SDL was built from (definitions and extensions) and, for a
+ * schema built in code (Pothos, Nexus, TypeGraphQL, graphql-tools), from each element's
+ * `extensions.directives` (see `extensionDirectives`), the same way.
  *
  * Under the `'apollo'` cost model the table also keeps what Apollo Router reads: each field's
  * `@join__field(requires:)` selection (see `requiredSelection`); and a directive that a cost
@@ -128,7 +134,8 @@ export class CostTable {
         continue;
       }
       if (isObjectType(type) || isScalarType(type) || isEnumType(type)) {
-        const weight = reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name);
+        const holders = [source.astNode, ...source.extensionASTNodes, extensionDirectives(source)] as DirectiveHolder[];
+        const weight = reader.weight(holders, type.name);
         this.typeWeights.set(type, weight);
         if (weight !== undefined) this.declaredTypeWeights.set(type, weight);
       }
@@ -138,8 +145,8 @@ export class CostTable {
         for (const field of Object.values(type.getFields()) as AnyField[]) {
           const coordinate = `${type.name}.${field.name}`;
           const sourceField = sourceFields[field.name];
-          explicitWeights.set(field, reader.weight([sourceField?.astNode], coordinate));
-          const listSizes = reader.listSizes(field, sourceField?.astNode, coordinate);
+          explicitWeights.set(field, reader.weight(holdersOf(sourceField), coordinate));
+          const listSizes = reader.listSizes(field, holdersOf(sourceField), coordinate);
           if (listSizes.length > 0) {
             explicitListSizes.set(field, listSizes);
           } else {
@@ -148,7 +155,7 @@ export class CostTable {
           }
           for (const arg of field.args) {
             const sourceArg = sourceField?.args.find((candidate) => candidate.name === arg.name);
-            explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`));
+            explicitArgWeights.set(arg, reader.weight(holdersOf(sourceArg), `${coordinate}(${arg.name}:)`));
           }
           if (reading.readsRequiredSelections && sourceField !== undefined) {
             const required = requiredSelection(sourceField.astNode, coordinate, problems);
@@ -159,7 +166,7 @@ export class CostTable {
       if (isInputObjectType(type)) {
         const sourceFields = isInputObjectType(source) ? source.getFields() : {};
         for (const field of Object.values(type.getFields())) {
-          const weight = reader.weight([sourceFields[field.name]?.astNode], `${type.name}.${field.name}`);
+          const weight = reader.weight(holdersOf(sourceFields[field.name]), `${type.name}.${field.name}`);
           this.inputWeights.set(field, weight ?? defaultInputWeight(field.type));
           if (weight !== undefined) this.declaredInputWeights.set(field, weight);
         }
@@ -170,7 +177,7 @@ export class CostTable {
       const sourceDirective = annotated.getDirective(directive.name);
       for (const arg of directive.args) {
         const sourceArg = sourceDirective?.args.find((candidate) => candidate.name === arg.name);
-        explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `@${directive.name}(${arg.name}:)`));
+        explicitArgWeights.set(arg, reader.weight(holdersOf(sourceArg), `@${directive.name}(${arg.name}:)`));
       }
     }
     if (problems.length > 0) throw new CostSchemaError(problems);
@@ -344,6 +351,11 @@ function fieldRule(
     returnsLeaf: isLeafType(namedType),
     objectType: isObjectType(namedType) ? namedType : undefined,
   };
+}
+
+/** Where a schema element's directives are written: its SDL definition, then its `extensions`. */
+function holdersOf(element: SchemaElement | undefined): (DirectiveHolder | null | undefined)[] {
+  return [element?.astNode, extensionDirectives(element)];
 }
 
 function defaultFieldWeight(field: AnyField): number {
