@@ -139,6 +139,15 @@ export interface BudgetOptions<TArgs> {
    */
   strictListSizes?: boolean;
   /**
+   * Lists priced by a convention where the schema has no `@listSize` (cost engine option).
+   * `'relay'`: a field returning a Relay connection (`pageInfo`, and `edges { node }` and/or
+   * `nodes`) with an Int `first` and/or `last` is priced as if it carried
+   * `@listSize(slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"],
+   * requireOneSlicingArgument: false)`; a written `@listSize` wins. See docs/cost-model.md.
+   * @default false
+   */
+  inferListSizes?: 'relay' | false;
+  /**
    * What introspection (`__schema`, `__type` and everything below them) costs. `__typename` is
    * always free.
    *
@@ -330,6 +339,7 @@ export const queryBudgetDefaults = {
   maxListSize: engineDefaults.maxListSize,
   maxNodes: engineDefaults.maxNodes,
   strictListSizes: engineDefaults.strictListSizes,
+  inferListSizes: engineDefaults.inferListSizes,
   onStoreError: 'local',
   exposeCost: true,
   cacheableResponses: 'private',
@@ -354,6 +364,7 @@ const OPTION_NAMES = {
   maxListSize: true,
   maxNodes: true,
   strictListSizes: true,
+  inferListSizes: true,
   introspection: true,
   estimators: true,
   onStoreError: true,
@@ -481,6 +492,7 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
     'maxListSize',
     'maxNodes',
     'strictListSizes',
+    'inferListSizes',
     'estimators',
   ] as const) {
     if (options[name] !== undefined) Object.assign(analyzer, { [name]: options[name] });

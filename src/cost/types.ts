@@ -39,6 +39,11 @@ export interface FieldCostBreakdown {
   typeCost: number;
   /** How many times this field is counted (product of the enclosing list sizes). */
   multiplier: number;
+  /**
+   * Present when the field's `@listSize` was inferred (`inferListSizes`), naming how: the field
+   * is priced as if it carried the directive the inference gives it.
+   */
+  inferredListSize?: 'relay';
 }
 
 /** The arguments graphql-query-complexity passes to an estimator (same shape as its own type). */
@@ -142,6 +147,18 @@ export interface CostAnalyzerOptions {
    * @default false
    */
   strictListSizes?: boolean;
+  /**
+   * Prices the lists of a schema that follows a convention instead of carrying `@listSize`.
+   * `'relay'`: a field that returns a Relay connection (an object with `pageInfo` and `edges` of
+   * `{ node }` and/or `nodes`) and takes an Int `first` and/or `last` is priced as if it carried
+   * `@listSize(slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"],
+   * requireOneSlicingArgument: false)` (naming only the arguments and lists it has), so a
+   * connection costs what its `first` or `last` asks for. A `@listSize` written on the field (or on
+   * the interface field it implements) always wins. Such fields are marked in the breakdown
+   * (`inferredListSize`) and listed by the lint (`inferred-list-size`).
+   * @default false
+   */
+  inferListSizes?: 'relay' | false;
   /**
    * graphql-query-complexity estimators to use instead of the `@cost` / `@listSize` directives (for
    * users migrating from it; requires the `graphql-query-complexity` package). The complexity is
