@@ -328,10 +328,37 @@ export class CostTable {
   }
   private introspectionSizes: Map<AnyField, number> | undefined;
 
+  /**
+   * How many elements introspection can describe in the schema: its types, fields, arguments,
+   * input fields, enum values, directives and directive arguments (it bounds the work of pricing
+   * an introspection, see `IntrospectionCoster`).
+   */
+  schemaElements(): number {
+    this.elements ??= schemaElementsOf(this.schema);
+    return this.elements;
+  }
+  private elements: number | undefined;
+
   /** Weight of an argument, directive argument or input field when a value is present for it. */
   inputWeight(value: InputValue): number {
     return this.inputWeights.get(value) ?? defaultInputWeight(value.type);
   }
+}
+
+function schemaElementsOf(schema: GraphQLSchema): number {
+  let count = 0;
+  for (const type of Object.values(schema.getTypeMap())) {
+    count += 1;
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) count += 1 + field.args.length;
+    } else if (isInputObjectType(type)) {
+      count += Object.keys(type.getFields()).length;
+    } else if (isEnumType(type)) {
+      count += type.getValues().length;
+    }
+  }
+  for (const directive of schema.getDirectives()) count += 1 + directive.args.length;
+  return count;
 }
 
 /** The largest count each introspection list field can answer with in `schema`. */
