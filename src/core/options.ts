@@ -99,8 +99,9 @@ export interface BudgetOptions<TArgs> {
   /**
    * How the directives become a number (cost engine option): `'ibm'`, the IBM cost spec's static
    * analysis; `'apollo'`, Apollo Router's demand-control formula, so that `maxCost` and the budgets
-   * mean the router's numbers (set `defaultListSize` to the router's `list_size`). Not with
-   * `estimators`. See docs/cost-model.md.
+   * mean the router's numbers (set `defaultListSize` to the router's `list_size`); `'github'`,
+   * GitHub's rate-limit points (requests per connection / 100, at least 1, and GitHub's node limit
+   * of 500,000). Not with `estimators`. See docs/cost-model.md.
    * @default 'ibm'
    */
   costModel?: CostModelName;

@@ -3,6 +3,7 @@ import { describeValue, requireNumber } from '../option-values.js';
 import { apolloCostModel } from './apollo-model.js';
 import { assertComplexityAvailable, complexityCostModel } from './complexity-bridge.js';
 import type { CostModel, EngineSettings } from './cost-model.js';
+import { githubCostModel } from './github-model.js';
 import { ibmCostModel } from './ibm-model.js';
 import type { CostAnalyzerOptions, CostModelName } from './types.js';
 
@@ -10,6 +11,7 @@ import type { CostAnalyzerOptions, CostModelName } from './types.js';
 const MODELS: Readonly<Record<CostModelName, CostModel>> = {
   ibm: ibmCostModel,
   apollo: apolloCostModel,
+  github: githubCostModel,
 };
 
 /** The names `costModel` takes, in the order the documentation gives them. */

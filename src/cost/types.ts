@@ -44,6 +44,12 @@ export interface FieldCostBreakdown {
    * is priced as if it carried the directive the inference gives it.
    */
   inferredListSize?: 'relay';
+  /**
+   * Under `'github'`: the nodes one call of this connection returns (its `first` or `last`, else
+   * its `assumedSize` or `defaultListSize`), so `multiplier × nodes` are the nodes it adds
+   * towards GitHub's node limit. Absent under the other models.
+   */
+  nodes?: number;
 }
 
 /** The arguments graphql-query-complexity passes to an estimator (same shape as its own type). */
@@ -61,10 +67,10 @@ export interface ComplexityEstimatorArgs {
 export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number | void;
 
 /**
- * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, or Apollo
- * Router's demand-control formula (see {@link CostAnalyzerOptions.costModel}).
+ * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, Apollo Router's
+ * demand-control formula, or GitHub's rate-limit points (see {@link CostAnalyzerOptions.costModel}).
  */
-export type CostModelName = 'ibm' | 'apollo';
+export type CostModelName = 'ibm' | 'apollo' | 'github';
 
 /** Options of {@link createCostAnalyzer}. */
 export interface CostAnalyzerOptions {
@@ -86,6 +92,16 @@ export interface CostAnalyzerOptions {
    *   required selection. The split: `typeCost` holds the returned types' weights (a type's
    *   `@cost` or the default) times their counts, `fieldCost` the fields' own `@cost` weights
    *   times their counts, the argument weights and the mutation's 10.
+   * - `'github'`: GitHub's GraphQL API rate-limit points, for an API that charges as GitHub does:
+   *   each connection (a field whose `@listSize`, written or inferred, gives it a page size) needs
+   *   one request per object it is fetched for (the product of the page sizes above it); the
+   *   requests are summed, divided by 100 and rounded, and the operation costs at least 1 point
+   *   (`fieldCost`; `typeCost` is 0). An operation whose connections may return more than 500,000
+   *   nodes in all (the product of the page sizes down to each one, summed) is refused with
+   *   `MAX_NODE_LIMIT_EXCEEDED`, as GitHub refuses it. `@cost` weights are not read.
+   *   `actual()` applies the same formula to the connections the response holds. Pair it with
+   *   `inferListSizes: 'relay'` for a schema that follows the connection convention without
+   *   `@listSize`.
    *
    * See docs/cost-model.md ("Two cost models") for the rules side by side and a worked example.
    * @default 'ibm'

@@ -77,7 +77,7 @@ describe("inferListSizes: 'relay'", () => {
 
   it('gives every cost model the same rules', () => {
     const query = (first: number) => `{ issues(first: ${first}) { nodes { labels(first: 10) { nodes { name } } } } }`;
-    for (const costModel of ['ibm', 'apollo'] as const) {
+    for (const costModel of ['ibm', 'apollo', 'github'] as const) {
       const prices = [50, 200].map((first) => price(query(first), { ...relay, costModel }));
       expect(prices[1], costModel).toBeGreaterThan(prices[0] as number);
     }
