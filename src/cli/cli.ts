@@ -1,11 +1,12 @@
 import { VERSION } from '../version.js';
 import { InputError, UsageError } from './errors.js';
 import { HELP } from './help.js';
+import { annotateCommand } from './annotate-command.js';
 import type { CliIo } from './io.js';
 import { lintCommand } from './lint-command.js';
 import { priceCommand } from './price-command.js';
 
-const COMMANDS = { price: priceCommand, lint: lintCommand } as const;
+const COMMANDS = { price: priceCommand, lint: lintCommand, annotate: annotateCommand } as const;
 
 type Command = keyof typeof COMMANDS;
 
@@ -25,7 +26,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       const topic = command === 'help' ? args[0] : undefined;
       if (topic !== undefined && !isCommand(topic)) {
         throw new UsageError(
-          `unknown command ${JSON.stringify(topic)}: use price or lint (see graphql-budget --help).`,
+          `unknown command ${JSON.stringify(topic)}: use price, lint or annotate (see graphql-budget --help).`,
         );
       }
       // Without a command, the help is the answer to a usage error.
@@ -38,7 +39,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     }
     if (!isCommand(command)) {
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}: use price or lint (see graphql-budget --help).`,
+        `unknown command ${JSON.stringify(command)}: use price, lint or annotate (see graphql-budget --help).`,
       );
     }
     return COMMANDS[command](args, io);

@@ -5,7 +5,10 @@ import { isFreeIntrospection } from '../core/introspection.js';
 import { resolveOptions, type BudgetOptions } from '../core/options.js';
 
 /** The plugin options that change what an operation is charged up front, as the command line sets them. */
-export type PricingOptions = Pick<BudgetOptions<unknown>, 'costModel' | 'defaultListSize' | 'maxListSize'>;
+export type PricingOptions = Pick<
+  BudgetOptions<unknown>,
+  'costModel' | 'inferListSizes' | 'defaultListSize' | 'maxListSize'
+>;
 
 /** What `queryBudgetPlugin` charges for one operation before it runs, and the estimate it comes from. */
 export interface PluginPrice {

@@ -4,6 +4,7 @@ import { CostAnalysisError, CostErrorCode, CostSchemaError } from '../cost/error
 import { queryBudgetDefaults } from '../core/options.js';
 import { numberOption, parseCommandLine } from './arguments.js';
 import { costSchemaInputError } from './coordinates.js';
+import { inferenceOption, modelOption } from './engine-flags.js';
 import { InputError, isStackOverflow, UsageError } from './errors.js';
 import { HELP } from './help.js';
 import type { CliIo } from './io.js';
@@ -22,6 +23,7 @@ const OPTIONS = {
   'max-cost': { type: 'string' },
   variables: { type: 'string' },
   model: { type: 'string' },
+  'infer-list-sizes': { type: 'string' },
   'default-list-size': { type: 'string' },
   'max-list-size': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -58,7 +60,11 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
   for (const warning of loaded.warnings) io.err(`warning: ${warning}\n`);
   try {
     // The cost directives are read before any operation: a server with invalid ones does not start.
-    createCostAnalyzer(loaded.schema, { supergraphSdl: loaded.supergraphSdl, costModel: options.costModel ?? 'ibm' });
+    createCostAnalyzer(loaded.schema, {
+      supergraphSdl: loaded.supergraphSdl,
+      costModel: options.costModel ?? 'ibm',
+      inferListSizes: options.inferListSizes ?? false,
+    });
   } catch (error) {
     if (error instanceof CostSchemaError) throw costSchemaInputError(error, loaded.located, loaded.files);
     throw error;
@@ -106,7 +112,8 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
     const lines = rows.length === 0 ? [] : priceTable(rows, top);
     // The defaults are the plugin's: the cost engine's 'ibm' and 10, the plugin's own maxListSize.
     const maxListSize = options.maxListSize ?? queryBudgetDefaults.maxListSize;
-    const model = `costModel ${options.costModel ?? 'ibm'}, defaultListSize ${options.defaultListSize ?? 10}, maxListSize ${maxListSize}`;
+    const inference = options.inferListSizes === undefined ? '' : `, inferListSizes ${options.inferListSizes}`;
+    const model = `costModel ${options.costModel ?? 'ibm'}${inference}, defaultListSize ${options.defaultListSize ?? 10}, maxListSize ${maxListSize}`;
     const count = `${rows.length} operation${rows.length === 1 ? '' : 's'}`;
     if (lines.length > 0) lines.push('');
     lines.push(`${count} priced against ${loaded.files.join(', ')} (${model}).`);
@@ -120,18 +127,15 @@ export function priceCommand(args: readonly string[], io: CliIo): number {
 
 function pricingOptions(values: {
   model?: string | undefined;
+  'infer-list-sizes'?: string | undefined;
   'default-list-size'?: string | undefined;
   'max-list-size'?: string | undefined;
 }): PricingOptions {
   const options: PricingOptions = {};
-  if (values.model !== undefined) {
-    if (values.model !== 'ibm' && values.model !== 'apollo') {
-      throw new UsageError(
-        `--model must be ibm or apollo; got ${JSON.stringify(values.model)} (see graphql-budget price --help).`,
-      );
-    }
-    options.costModel = values.model;
-  }
+  const costModel = modelOption('price', values.model);
+  if (costModel !== undefined) options.costModel = costModel;
+  const inferListSizes = inferenceOption('price', values['infer-list-sizes']);
+  if (inferListSizes !== undefined) options.inferListSizes = inferListSizes;
   const rule = { min: 0, allowInfinity: true };
   const defaultListSize = numberOption('price', 'default-list-size', values['default-list-size'], rule);
   if (defaultListSize !== undefined) options.defaultListSize = defaultListSize;

@@ -45,11 +45,7 @@ export function priceTable(rows: readonly PricedOperation[], top: number | undef
       String(row.cost),
     ]);
     if (top === undefined) continue;
-    const fields = topFields(row, top).map((field) => [
-      String(field.cost),
-      field.path,
-      `${field.multiplier} × (typeCost ${field.typeCost} + fieldCost ${field.fieldCost})`,
-    ]);
+    const fields = topFields(row, top).map((field) => [String(field.cost), field.path, describeField(field)]);
     below.set(
       cells.length - 1,
       textTable(fields, ['right', 'left', 'left']).map((line) => `    ${line}`),
@@ -59,6 +55,17 @@ export function priceTable(rows: readonly PricedOperation[], top: number | undef
     line,
     ...(below.get(index) ?? []),
   ]);
+}
+
+/**
+ * How a breakdown entry adds up: `multiplier × (typeCost + fieldCost)`, with the nodes each call
+ * returns under `'github'` and a note where the field's `@listSize` was inferred.
+ */
+function describeField(field: TopField): string {
+  let text = `${field.multiplier} × (typeCost ${field.typeCost} + fieldCost ${field.fieldCost})`;
+  if (field.nodes !== undefined) text += `, ${field.nodes} nodes each`;
+  if (field.inferredListSize !== undefined) text += `, @listSize inferred (${field.inferredListSize})`;
+  return text;
 }
 
 /** The JSON for machines: `[{ file, operation, typeCost, fieldCost, cost }]` (and `fields` with `top`). */

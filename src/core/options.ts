@@ -99,8 +99,9 @@ export interface BudgetOptions<TArgs> {
   /**
    * How the directives become a number (cost engine option): `'ibm'`, the IBM cost spec's static
    * analysis; `'apollo'`, Apollo Router's demand-control formula, so that `maxCost` and the budgets
-   * mean the router's numbers (set `defaultListSize` to the router's `list_size`). Not with
-   * `estimators`. See docs/cost-model.md.
+   * mean the router's numbers (set `defaultListSize` to the router's `list_size`); `'github'`,
+   * GitHub's rate-limit points (requests per connection / 100, at least 1, and GitHub's node limit
+   * of 500,000). Not with `estimators`. See docs/cost-model.md.
    * @default 'ibm'
    */
   costModel?: CostModelName;
@@ -138,6 +139,15 @@ export interface BudgetOptions<TArgs> {
    * @default false
    */
   strictListSizes?: boolean;
+  /**
+   * Lists priced by a convention where the schema has no `@listSize` (cost engine option).
+   * `'relay'`: a field returning a Relay connection (`pageInfo`, and `edges { node }` and/or
+   * `nodes`) with an Int `first` and/or `last` is priced as if it carried
+   * `@listSize(slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"],
+   * requireOneSlicingArgument: false)`; a written `@listSize` wins. See docs/cost-model.md.
+   * @default false
+   */
+  inferListSizes?: 'relay' | false;
   /**
    * What introspection (`__schema`, `__type` and everything below them) costs. `__typename` is
    * always free.
@@ -330,6 +340,7 @@ export const queryBudgetDefaults = {
   maxListSize: engineDefaults.maxListSize,
   maxNodes: engineDefaults.maxNodes,
   strictListSizes: engineDefaults.strictListSizes,
+  inferListSizes: engineDefaults.inferListSizes,
   onStoreError: 'local',
   exposeCost: true,
   cacheableResponses: 'private',
@@ -354,6 +365,7 @@ const OPTION_NAMES = {
   maxListSize: true,
   maxNodes: true,
   strictListSizes: true,
+  inferListSizes: true,
   introspection: true,
   estimators: true,
   onStoreError: true,
@@ -481,6 +493,7 @@ export function resolveOptions<TArgs>(options: BudgetOptions<TArgs>, owner: stri
     'maxListSize',
     'maxNodes',
     'strictListSizes',
+    'inferListSizes',
     'estimators',
   ] as const) {
     if (options[name] !== undefined) Object.assign(analyzer, { [name]: options[name] });

@@ -1,4 +1,4 @@
-import { OperationTypeNode, isObjectType } from 'graphql';
+import { OperationTypeNode } from 'graphql';
 import type { FieldNode, GraphQLAbstractType, GraphQLObjectType, SelectionSetNode } from 'graphql';
 import type { CostTable, FieldCostRule } from './cost-table.js';
 import { maxCost, reported, ZERO_COST, type Cost } from './cost-math.js';
@@ -7,10 +7,9 @@ import { StaticEstimator, type EstimateSettings } from './estimate.js';
 import { FieldCallCache, type FieldCall } from './field-call.js';
 import type { CollectedFields, FieldCollector } from './field-collector.js';
 import type { ResolvedOperation } from './operation.js';
+import { ResponseFields, type ResponseObject } from './response-fields.js';
 import { scopeBelow, type SizeScope } from './size-scope.js';
 import type { CostEstimate } from './types.js';
-
-type ResponseObject = Readonly<Record<string, unknown>>;
 
 /**
  * The cost of what a response actually returned: the static estimate's rules (see
@@ -41,11 +40,8 @@ export class ActualCoster {
   private readonly calls: FieldCallCache;
   /** The selection sets below each collected field group (the same array on every visit). */
   private readonly selectionSets = new Map<readonly FieldNode[], readonly SelectionSetNode[]>();
-  /** The collector's answers by selection-set array and type, without building its string key per object. */
-  private readonly collected = new Map<readonly SelectionSetNode[], Map<GraphQLObjectType, CollectedFields>>();
+  private readonly responseFields: ResponseFields;
   private readonly rootSelectionSets: readonly SelectionSetNode[];
-  /** Per selection sets and abstract type: the response key that selects `__typename` for every member. */
-  private readonly typenameKeysCache = new Map<readonly SelectionSetNode[], Map<GraphQLAbstractType, string[]>>();
   /** Prices the subtrees errors nulled; made on the first response that has one. */
   private estimator: StaticEstimator | undefined;
   /** Whether parts of the response being priced may be missing (see `cost`). */
@@ -58,6 +54,7 @@ export class ActualCoster {
     private readonly settings: EstimateSettings,
   ) {
     this.calls = new FieldCallCache(table, operation.variables, settings.maxListSize);
+    this.responseFields = new ResponseFields(table.schema, collector);
     this.rootSelectionSets = [operation.operation.selectionSet];
   }
 
@@ -168,19 +165,7 @@ export class ActualCoster {
   }
 
   private fieldsOf(type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[]): CollectedFields {
-    let byType = this.collected.get(selectionSets);
-    // Stryker disable next-line ConditionalExpression: a cache in front of the collector's own (keyed by the same type and selection sets): a miss collects the same fields and counts no work
-    if (byType === undefined) {
-      byType = new Map();
-      this.collected.set(selectionSets, byType);
-    }
-    let fields = byType.get(type);
-    // Stryker disable next-line ConditionalExpression: a cache in front of the collector's own (keyed by the same type and selection sets): a miss collects the same fields and counts no work
-    if (fields === undefined) {
-      fields = this.collector.collect(type, selectionSets);
-      byType.set(type, fields);
-    }
-    return fields;
+    return this.responseFields.fieldsOf(type, selectionSets);
   }
 
   private selectionSetsOf(rule: FieldCostRule, nodes: readonly FieldNode[]): readonly SelectionSetNode[] {
@@ -230,78 +215,11 @@ export class ActualCoster {
     const below = scopeBelow(scope, call.definition.name, call.scope);
     if (rule.objectType !== undefined) return this.objectCost(rule.objectType, selectionSets, object, below, errors);
     let cost: Cost | undefined;
-    for (const candidate of this.runtimeTypes(rule.namedType as GraphQLAbstractType, selectionSets, object)) {
+    const candidates = this.responseFields.runtimeTypes(rule.namedType as GraphQLAbstractType, selectionSets, object);
+    for (const candidate of candidates) {
       const candidateCost = this.objectCost(candidate, selectionSets, object, below, errors);
       cost = cost === undefined ? candidateCost : maxCost(cost, candidateCost);
     }
     return cost ?? ZERO_COST;
   }
-
-  /**
-   * The object types a response object under an abstract type may be. A response key names the
-   * runtime type only if it selects `__typename` for every possible type (otherwise its value may
-   * be a field some member aliases to that key: a vendor named "Product"); the first such key
-   * present names it (`__typename` itself first), and a name that is no possible type makes every
-   * possible type a candidate. Without such a key: every possible type whose collected response
-   * keys are exactly the object's (execution writes every collected key, so the runtime type always
-   * is one), or all of them.
-   */
-  private runtimeTypes(
-    abstract: GraphQLAbstractType,
-    selectionSets: readonly SelectionSetNode[],
-    object: ResponseObject,
-  ): readonly GraphQLObjectType[] {
-    const schema = this.table.schema;
-    const possible = schema.getPossibleTypes(abstract);
-    for (const key of this.typenameKeys(abstract, selectionSets, possible)) {
-      const named = object[key];
-      if (typeof named !== 'string') continue;
-      const type = schema.getType(named);
-      return isObjectType(type) && schema.isSubType(abstract, type) ? [type] : possible;
-    }
-    const candidates: GraphQLObjectType[] = [];
-    for (const type of possible) {
-      if (keysMatch(this.fieldsOf(type, selectionSets), object)) candidates.push(type);
-    }
-    return candidates.length > 0 ? candidates : possible;
-  }
-
-  /** The response keys that select `__typename` for every possible type, `__typename` itself first. */
-  private typenameKeys(
-    abstract: GraphQLAbstractType,
-    selectionSets: readonly SelectionSetNode[],
-    possible: readonly GraphQLObjectType[],
-  ): readonly string[] {
-    let byAbstract = this.typenameKeysCache.get(selectionSets);
-    if (byAbstract === undefined) {
-      byAbstract = new Map();
-      this.typenameKeysCache.set(selectionSets, byAbstract);
-    }
-    let keys = byAbstract.get(abstract);
-    if (keys === undefined) {
-      keys = [];
-      const [first, ...others] = possible;
-      if (first !== undefined) {
-        for (const [responseKey, nodes] of this.fieldsOf(first, selectionSets)) {
-          if (nodes[0]?.name.value !== '__typename') continue;
-          const everywhere = others.every(
-            (type) => this.fieldsOf(type, selectionSets).get(responseKey)?.[0]?.name.value === '__typename',
-          );
-          if (everywhere) keys.push(responseKey);
-        }
-        keys.sort((a, b) => Number(b === '__typename') - Number(a === '__typename'));
-      }
-      byAbstract.set(abstract, keys);
-    }
-    return keys;
-  }
-}
-
-function keysMatch(fields: CollectedFields, object: ResponseObject): boolean {
-  let count = 0;
-  for (const key in object) {
-    if (!fields.has(key)) return false;
-    count += 1;
-  }
-  return count === fields.size;
 }

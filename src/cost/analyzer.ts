@@ -1,38 +1,41 @@
 import { GraphQLError, isSchema } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
 import type { EngineSettings, PricingInput } from './cost-model.js';
-import { CostTable, IBM_READING, type TableReading } from './cost-table.js';
+import { CostTable, IBM_READING, tableKind, type TableReading } from './cost-table.js';
 import { engineSettings } from './engine-options.js';
 import { CostAnalysisError, CostErrorCode, CostSchemaError } from './errors.js';
 import { resolveOperation } from './operation.js';
 import { pricedVariables } from './priced-variables.js';
+import type { ListSizeInference } from './relay-connections.js';
 import { strictListSizeProblems } from './strict-list-sizes.js';
 import { supergraphCostTable } from './supergraph.js';
 import type { CostAnalyzer, CostAnalyzerOptions, CostEstimate, CostRequest, EstimateCostOptions } from './types.js';
 
 export type { CostAnalyzer, CostAnalyzerOptions, CostModelName } from './types.js';
 
-const tables = new WeakMap<GraphQLSchema, Map<TableReading, CostTable>>();
+const tables = new WeakMap<GraphQLSchema, Map<string, CostTable>>();
 
 /**
- * The schema's cost table for a way of reading the directives (with a supergraph's weights when
- * given one), read once per schema object and reading.
+ * The schema's cost table for a way of reading the directives and of inferring list sizes (with a
+ * supergraph's weights when given one), read once per schema object, reading and inference.
  */
 export function costTableOf(
   schema: GraphQLSchema,
   supergraphSdl: string | undefined,
   reading: TableReading = IBM_READING,
+  inferListSizes: ListSizeInference | undefined = undefined,
 ): CostTable {
-  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl, reading);
-  let byReading = tables.get(schema);
-  if (byReading === undefined) {
-    byReading = new Map();
-    tables.set(schema, byReading);
+  if (supergraphSdl !== undefined) return supergraphCostTable(schema, supergraphSdl, reading, inferListSizes);
+  let byKind = tables.get(schema);
+  if (byKind === undefined) {
+    byKind = new Map();
+    tables.set(schema, byKind);
   }
-  let table = byReading.get(reading);
+  const kind = tableKind(reading, inferListSizes);
+  let table = byKind.get(kind);
   if (table === undefined) {
-    table = new CostTable(schema, schema, reading);
-    byReading.set(reading, table);
+    table = new CostTable(schema, schema, reading, inferListSizes);
+    byKind.set(kind, table);
   }
   return table;
 }
@@ -91,7 +94,7 @@ export function defaultChargedCost(estimate: CostEstimate): number {
 
 /** The schema's table for the settings' model, checked against `strictListSizes`. */
 function tableFor(schema: GraphQLSchema, settings: EngineSettings): CostTable {
-  const table = costTableOf(schema, settings.supergraphSdl, settings.model.reading);
+  const table = costTableOf(schema, settings.supergraphSdl, settings.model.reading, settings.inferListSizes);
   if (settings.strictListSizes) {
     const problems = strictListSizeProblems(table);
     if (problems.length > 0) throw new CostSchemaError(problems);

@@ -246,6 +246,9 @@ export class ApolloEstimator {
     const multiplier = trace === undefined ? 0 : scale(trace.multiplier, field.times);
     const entry: FieldCostBreakdown | undefined =
       trace === undefined ? undefined : { path, fieldCost: 0, typeCost: 0, multiplier };
+    if (entry !== undefined && sizing.rule.inferredListSize !== undefined) {
+      entry.inferredListSize = sizing.rule.inferredListSize;
+    }
     if (entry !== undefined) trace?.sink.push(entry);
     const below = trace === undefined ? undefined : { path, multiplier: scale(multiplier, count), sink: trace.sink };
     const value = this.#valueCost(field.node, sizing, below);

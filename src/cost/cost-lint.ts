@@ -17,8 +17,10 @@ import type {
   GraphQLSchema,
 } from 'graphql';
 import { costTableOf } from './analyzer.js';
-import type { CostTable, ListSizeRule } from './cost-table.js';
+import { IBM_READING, type CostTable, type InferredField, type ListSizeRule } from './cost-table.js';
+import { extensionDirectives, type CodeFirstElement } from './extension-directives.js';
 import { costDirectiveNames } from './link-names.js';
+import { listSizeText } from './relay-connections.js';
 import { sizedFieldNames } from './sized-lists.js';
 import { unsizedLists } from './unsized-lists.js';
 import { supergraphSchema } from './supergraph.js';
@@ -34,6 +36,12 @@ export interface CostLintFinding {
   readonly coordinate: string;
   /** A sentence saying what is wrong and what to do, starting with the coordinate. */
   readonly message: string;
+  /**
+   * `'warning'`: something that makes prices meaningless or unbounded. `'info'`: how the engine
+   * reads the schema, for the record (`inferred-list-size`); `graphql-budget lint --strict` fails
+   * on warnings only.
+   */
+  readonly severity: 'warning' | 'info';
 }
 
 /** The kinds of `CostLintFinding`. */
@@ -82,6 +90,11 @@ export const CostLintRule = {
    * result carries no applied directives, a gateway's API schema neither).
    */
   unusedCostDirective: 'unused-cost-directive',
+  /**
+   * (info) A field priced with a `@listSize` that `inferListSizes` gave it (a Relay connection
+   * sized by `first`/`last`), not one the schema writes.
+   */
+  inferredListSize: 'inferred-list-size',
 } as const;
 
 export type CostLintRule = (typeof CostLintRule)[keyof typeof CostLintRule];
@@ -105,6 +118,12 @@ export interface LintCostSchemaOptions {
    * @default 10_000 (the plugin's `maxListSize`)
    */
   maxListSize?: number;
+  /**
+   * As for `createCostAnalyzer`: the list sizes inferred where the schema gives none. Each field
+   * that gets one is reported (`inferred-list-size`), and the lists it sizes are no longer unsized.
+   * @default false
+   */
+  inferListSizes?: 'relay' | false;
 }
 
 type AnyField = GraphQLField<unknown, unknown>;
@@ -129,8 +148,8 @@ interface LintContext {
  */
 export function lintCostSchema(schema: GraphQLSchema, options: LintCostSchemaOptions = {}): CostLintFinding[] {
   if (!isSchema(schema)) throw new TypeError('lintCostSchema: `schema` must be a GraphQLSchema.');
-  const { supergraphSdl, defaultListSize, maxListSize } = readOptions(options);
-  const table = costTableOf(schema, supergraphSdl);
+  const { supergraphSdl, defaultListSize, maxListSize, inferListSizes } = readOptions(options);
+  const table = costTableOf(schema, supergraphSdl, IBM_READING, inferListSizes === false ? undefined : inferListSizes);
   const context: LintContext = {
     schema,
     table,
@@ -138,7 +157,7 @@ export function lintCostSchema(schema: GraphQLSchema, options: LintCostSchemaOpt
     maxListSize,
     unsized: new Set(unsizedLists(table).map(({ field }) => field)),
   };
-  const findings: CostLintFinding[] = [];
+  const findings: CostLintFinding[] = table.inferredFields.map((inferred) => inferredFinding(context, inferred));
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
     const weight = table.declaredTypeWeight(type);
@@ -189,7 +208,26 @@ function readOptions(options: LintCostSchemaOptions): Required<Omit<LintCostSche
       );
     }
   }
-  return { supergraphSdl, defaultListSize, maxListSize };
+  const inferListSizes = options.inferListSizes ?? false;
+  if (inferListSizes !== false && inferListSizes !== 'relay') {
+    throw new RangeError(`lintCostSchema: \`inferListSizes\` must be 'relay' or false; got ${String(inferListSizes)}.`);
+  }
+  return { supergraphSdl, defaultListSize, maxListSize, inferListSizes };
+}
+
+/** The `inferred-list-size` finding of a field `inferListSizes` gave a `@listSize`. */
+function inferredFinding(context: LintContext, { coordinate, listSize }: InferredField): CostLintFinding {
+  const written = listSizeText(listSize);
+  const neither = listSize.slicingArguments.join(' nor ');
+  return {
+    rule: CostLintRule.inferredListSize,
+    coordinate,
+    severity: 'info',
+    message:
+      `${coordinate}: a Relay connection, priced as if it carried ${written} (inferListSizes: 'relay'): an ` +
+      `operation that gives neither ${neither} is priced at defaultListSize (${context.defaultListSize}) items. ` +
+      'graphql-budget annotate writes the directive into the SDL.',
+  };
 }
 
 /** The findings of one field: its list, its `@listSize` rules and slicing arguments, its weights. */
@@ -205,6 +243,7 @@ function fieldFindings(context: LintContext, coordinate: string, field: AnyField
   if (context.unsized.has(field)) {
     findings.push({
       rule: CostLintRule.listWithoutListSize,
+      severity: 'warning',
       coordinate,
       message:
         `${coordinate}: a list that no @listSize sizes, so it is priced at defaultListSize ` +
@@ -213,13 +252,16 @@ function fieldFindings(context: LintContext, coordinate: string, field: AnyField
         'Give it @listSize(assumedSize: …) or a slicing argument.',
     });
   }
-  // Rules inherited from an interface field are reported there.
-  for (const listSize of rule.ownListSizes) findings.push(...listSizeFindings(context, coordinate, field, listSize));
+  // Rules inherited from an interface field are reported there; inferred rules as inferred.
+  if (rule.inferredListSize === undefined) {
+    for (const listSize of rule.ownListSizes) findings.push(...listSizeFindings(context, coordinate, field, listSize));
+  }
   const clientSized = rule.listSizes.some((listSize) => listSize.slicingArguments.length > 0);
   if (rule.returnsLeaf && rule.listDepth > 0 && clientSized && rule.weight === 0) {
     if (table.typeWeight(rule.namedType) === 0) {
       findings.push({
         rule: CostLintRule.unweightedClientSizedLeafList,
+        severity: 'warning',
         coordinate,
         message:
           `${coordinate}: a list of ${rule.namedType.name} whose size a client chooses, without a @cost on the ` +
@@ -244,6 +286,7 @@ function listSizeFindings(
       const named = [...sizedFieldNames(listSize.sizedFields)].join(', ');
       findings.push({
         rule: CostLintRule.sizedFieldsReachNoList,
+        severity: 'warning',
         coordinate,
         message:
           `${coordinate}: @listSize(sizedFields:) has neither slicingArguments nor assumedSize, so it has no size ` +
@@ -260,6 +303,7 @@ function listSizeFindings(
     if (context.maxListSize === Number.POSITIVE_INFINITY) {
       findings.push({
         rule: CostLintRule.unboundedSlicingArgument,
+        severity: 'warning',
         coordinate: argCoordinate,
         message:
           `${argCoordinate}: ${slicing} of ${coordinate} has no bound: with maxListSize Infinity a client asks ` +
@@ -271,6 +315,7 @@ function listSizeFindings(
     if (listSize.requireOneSlicingArgument && alone) {
       findings.push({
         rule: CostLintRule.slicingArgumentWithoutDefault,
+        severity: 'warning',
         coordinate: argCoordinate,
         message:
           `${argCoordinate}: ${slicing} of ${coordinate} has no default, so an operation that leaves it out is ` +
@@ -280,6 +325,7 @@ function listSizeFindings(
     } else if (!listSize.requireOneSlicingArgument && listSize.assumedSize === undefined) {
       findings.push({
         rule: CostLintRule.slicingArgumentWithoutDefault,
+        severity: 'warning',
         coordinate: argCoordinate,
         message:
           `${argCoordinate}: ${slicing} of ${coordinate} has no default and requireOneSlicingArgument is false, so ` +
@@ -294,6 +340,7 @@ function listSizeFindings(
 function negativeWeight(coordinate: string, weight: number): CostLintFinding {
   return {
     rule: CostLintRule.negativeWeight,
+    severity: 'warning',
     coordinate,
     message:
       `${coordinate}: @cost weight ${weight} is negative: it lowers the price of work the server still does ` +
@@ -332,9 +379,25 @@ function alwaysGiven(field: AnyField, path: readonly string[]): boolean {
   return true;
 }
 
+/** Every type, field, argument and input field of a schema, where a code-first schema keeps its directives. */
+function* codeFirstElements(schema: GraphQLSchema): Generator<CodeFirstElement> {
+  for (const type of Object.values(schema.getTypeMap())) {
+    yield type;
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        yield field;
+        yield* field.args;
+      }
+    } else if (isInputObjectType(type)) {
+      yield* Object.values(type.getFields());
+    }
+  }
+}
+
 /**
  * `@cost` and `@listSize` (under the schema's names for them) when the schema defines them but no
- * type, field, argument, input field or directive argument applies them.
+ * type, field, argument, input field or directive argument applies them, in SDL or in a code-first
+ * schema's `extensions`.
  */
 function unusedDirectives(annotated: GraphQLSchema): CostLintFinding[] {
   const names = costDirectiveNames(annotated);
@@ -351,6 +414,9 @@ function unusedDirectives(annotated: GraphQLSchema): CostLintFinding[] {
       },
     });
   }
+  for (const element of codeFirstElements(annotated)) {
+    for (const directive of extensionDirectives(element)?.directives ?? []) applied.add(directive.name.value);
+  }
   const findings: CostLintFinding[] = [];
   const unused = [
     [names.cost, 'every weight is the default (1 for an object or composite field, 0 for a scalar or enum)'],
@@ -361,6 +427,7 @@ function unusedDirectives(annotated: GraphQLSchema): CostLintFinding[] {
     const coordinate = `@${name}`;
     findings.push({
       rule: CostLintRule.unusedCostDirective,
+      severity: 'warning',
       coordinate,
       message: `${coordinate}: declared but applied nowhere, so ${consequence}. Annotate the schema, or check that the annotations reached this copy of it.`,
     });

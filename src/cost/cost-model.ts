@@ -1,5 +1,6 @@
 import type { CostTable, TableReading } from './cost-table.js';
 import type { ResolvedOperation } from './operation.js';
+import type { ListSizeInference } from './relay-connections.js';
 import type { ResponseError } from './error-paths.js';
 import type { CostEstimate, CostModelName } from './types.js';
 
@@ -15,6 +16,8 @@ export interface EngineSettings {
   readonly introspectionIsFree: boolean;
   /** Whether the schema is refused when a list's size is bounded by nothing the schema says. */
   readonly strictListSizes: boolean;
+  /** How fields without a `@listSize` get one (`inferListSizes`), undefined for none. */
+  readonly inferListSizes: ListSizeInference | undefined;
 }
 
 /** One operation ready to be priced under one schema's cost table. */

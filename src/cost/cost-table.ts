@@ -26,7 +26,9 @@ import type {
 } from 'graphql';
 import { CostDirectiveReader, type DirectiveHolder } from './directive-reader.js';
 import { CostSchemaError } from './errors.js';
-import { entitiesRule, type ListSizeRule } from './list-size-rule.js';
+import { extensionDirectives } from './extension-directives.js';
+import { entitiesRule, listSizeRule, type ListSizeRule } from './list-size-rule.js';
+import { relayListSize, type InferredListSize, type ListSizeInference } from './relay-connections.js';
 import { requiredSelection } from './required-selection.js';
 
 /** How a cost model reads the directives. */
@@ -43,6 +45,11 @@ export const IBM_READING: TableReading = { requiresLinkedDefinitions: true, read
 /** Apollo Router's reading: a linked directive may be undefined, `@join__field(requires:)` is paid for. */
 export const APOLLO_READING: TableReading = { requiresLinkedDefinitions: false, readsRequiredSelections: true };
 
+/** Names the tables of one schema that a reading and an inference make, for caches of them. */
+export function tableKind(reading: TableReading, inferListSizes: ListSizeInference | undefined): string {
+  return `${Number(reading.requiresLinkedDefinitions)}${Number(reading.readsRequiredSelections)}:${inferListSizes ?? ''}`;
+}
+
 export type { ListSizeRule } from './list-size-rule.js';
 
 /** What a field costs to resolve, before arguments, and the shape of what it returns. */
@@ -53,7 +60,10 @@ export interface FieldCostRule {
   readonly listSizes: readonly ListSizeRule[];
   /** The field's own `@cost`, not one inherited from an interface field; undefined without one. */
   readonly ownWeight: number | undefined;
-  /** The field's own `@listSize` rules (or `_entities`' rule), not those inherited from an interface field. */
+  /**
+   * The field's own `@listSize` rules (or `_entities`' rule, or the rule `inferListSizes` gave it),
+   * not those inherited from an interface field.
+   */
   readonly ownListSizes: readonly ListSizeRule[];
   /** The named type the field returns. */
   readonly namedType: GraphQLNamedType;
@@ -63,12 +73,28 @@ export interface FieldCostRule {
   readonly returnsLeaf: boolean;
   /** The named type when it is an object type (so a selection below it needs no type resolution). */
   readonly objectType: GraphQLObjectType | undefined;
+  /** How `listSizes` was inferred (`inferListSizes`) where the schema gives the field none; undefined when it was not. */
+  readonly inferredListSize: ListSizeInference | undefined;
+}
+
+/** A field whose `@listSize` was inferred (`inferListSizes`), with the directive's arguments. */
+export interface InferredField {
+  /** `Type.field`. */
+  readonly coordinate: string;
+  readonly field: GraphQLField<unknown, unknown>;
+  readonly listSize: InferredListSize;
 }
 
 type AnyField = GraphQLField<unknown, unknown>;
 type InputValue = GraphQLArgument | GraphQLInputField;
+type SchemaElement = InputValue | AnyField | GraphQLNamedType;
 
 const NO_RULES: readonly ListSizeRule[] = [];
+
+/** What each `inferListSizes` value infers a field's `@listSize` from. */
+const INFERENCES: Readonly<Record<ListSizeInference, (field: AnyField) => InferredListSize | undefined>> = {
+  relay: relayListSize,
+};
 
 /**
  * The schema's cost directives, read once: type weights, field weights, argument and input-field
@@ -82,6 +108,14 @@ const NO_RULES: readonly ListSizeRule[] = [];
  * another schema describing the same types, such as the supergraph of a gateway whose API schema
  * carries no directives. Their names are resolved through `annotated`'s `@link`s (see
  * `costDirectiveNames`).
+ *
+ * Directives are read from the AST the SDL was built from (definitions and extensions) and, for a
+ * schema built in code (Pothos, Nexus, TypeGraphQL, graphql-tools), from each element's
+ * `extensions.directives` (see `extensionDirectives`), the same way.
+ *
+ * With `inferListSizes: 'relay'`, a field without a `@listSize` of its own or inherited that
+ * returns a Relay connection is given the rule `relayListSize` describes (listed in
+ * `inferredFields`); a written `@listSize` always wins.
  *
  * Under the `'apollo'` cost model the table also keeps what Apollo Router reads: each field's
  * `@join__field(requires:)` selection (see `requiredSelection`); and a directive that a cost
@@ -106,8 +140,15 @@ export class CostTable {
   private readonly declaredInputWeights = new Map<InputValue, number>();
   private readonly requiredSelections = new Map<AnyField, SelectionSetNode>();
   private readonly objectTypes = new Map<GraphQLNamedType, boolean>();
+  /** The fields whose `@listSize` was inferred, in the schema's order. */
+  readonly inferredFields: readonly InferredField[];
 
-  constructor(schema: GraphQLSchema, annotated: GraphQLSchema = schema, reading: TableReading = IBM_READING) {
+  constructor(
+    schema: GraphQLSchema,
+    annotated: GraphQLSchema = schema,
+    reading: TableReading = IBM_READING,
+    inferListSizes: ListSizeInference | undefined = undefined,
+  ) {
     this.schema = schema;
     const problems: string[] = [];
     const reader = new CostDirectiveReader(annotated, problems, {
@@ -128,7 +169,8 @@ export class CostTable {
         continue;
       }
       if (isObjectType(type) || isScalarType(type) || isEnumType(type)) {
-        const weight = reader.weight([source.astNode, ...source.extensionASTNodes] as DirectiveHolder[], type.name);
+        const holders = [source.astNode, ...source.extensionASTNodes, extensionDirectives(source)] as DirectiveHolder[];
+        const weight = reader.weight(holders, type.name);
         this.typeWeights.set(type, weight);
         if (weight !== undefined) this.declaredTypeWeights.set(type, weight);
       }
@@ -138,8 +180,8 @@ export class CostTable {
         for (const field of Object.values(type.getFields()) as AnyField[]) {
           const coordinate = `${type.name}.${field.name}`;
           const sourceField = sourceFields[field.name];
-          explicitWeights.set(field, reader.weight([sourceField?.astNode], coordinate));
-          const listSizes = reader.listSizes(field, sourceField?.astNode, coordinate);
+          explicitWeights.set(field, reader.weight(holdersOf(sourceField), coordinate));
+          const listSizes = reader.listSizes(field, holdersOf(sourceField), coordinate);
           if (listSizes.length > 0) {
             explicitListSizes.set(field, listSizes);
           } else {
@@ -148,7 +190,7 @@ export class CostTable {
           }
           for (const arg of field.args) {
             const sourceArg = sourceField?.args.find((candidate) => candidate.name === arg.name);
-            explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `${coordinate}(${arg.name}:)`));
+            explicitArgWeights.set(arg, reader.weight(holdersOf(sourceArg), `${coordinate}(${arg.name}:)`));
           }
           if (reading.readsRequiredSelections && sourceField !== undefined) {
             const required = requiredSelection(sourceField.astNode, coordinate, problems);
@@ -159,7 +201,7 @@ export class CostTable {
       if (isInputObjectType(type)) {
         const sourceFields = isInputObjectType(source) ? source.getFields() : {};
         for (const field of Object.values(type.getFields())) {
-          const weight = reader.weight([sourceFields[field.name]?.astNode], `${type.name}.${field.name}`);
+          const weight = reader.weight(holdersOf(sourceFields[field.name]), `${type.name}.${field.name}`);
           this.inputWeights.set(field, weight ?? defaultInputWeight(field.type));
           if (weight !== undefined) this.declaredInputWeights.set(field, weight);
         }
@@ -170,11 +212,12 @@ export class CostTable {
       const sourceDirective = annotated.getDirective(directive.name);
       for (const arg of directive.args) {
         const sourceArg = sourceDirective?.args.find((candidate) => candidate.name === arg.name);
-        explicitArgWeights.set(arg, reader.weight([sourceArg?.astNode], `@${directive.name}(${arg.name}:)`));
+        explicitArgWeights.set(arg, reader.weight(holdersOf(sourceArg), `@${directive.name}(${arg.name}:)`));
       }
     }
     if (problems.length > 0) throw new CostSchemaError(problems);
 
+    const inferred: InferredField[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) && !isInterfaceType(type)) continue;
       const interfaces = type.getInterfaces();
@@ -184,9 +227,20 @@ export class CostTable {
           .filter((candidate): candidate is AnyField => candidate !== undefined);
         const weight = explicitWeights.get(field) ?? maxOf(inherited.map((f) => explicitWeights.get(f)));
         const ownListSizes = explicitListSizes.get(field);
-        const listSizes = ownListSizes ?? firstOf(inherited.map((f) => explicitListSizes.get(f))) ?? NO_RULES;
-        const own = { weight: explicitWeights.get(field), listSizes: ownListSizes ?? NO_RULES };
-        this.fieldRules.set(field, fieldRule(field, weight ?? defaultFieldWeight(field), listSizes, own));
+        let listSizes = ownListSizes ?? firstOf(inherited.map((f) => explicitListSizes.get(f))) ?? NO_RULES;
+        const coordinate = `${type.name}.${field.name}`;
+        const inferredRule = listSizes.length === 0 ? inferredListSize(field, coordinate, inferListSizes) : undefined;
+        if (inferredRule !== undefined) {
+          listSizes = [inferredRule.rule];
+          inferred.push({ coordinate, field, listSize: inferredRule.listSize });
+        }
+        // An inferred rule is the field's own: every model reads it as if written on the field.
+        const rule = fieldRule(field, weight ?? defaultFieldWeight(field), listSizes, {
+          weight: explicitWeights.get(field),
+          listSizes: inferredRule === undefined ? (ownListSizes ?? NO_RULES) : listSizes,
+          inferred: inferredRule === undefined ? undefined : inferListSizes,
+        });
+        this.fieldRules.set(field, rule);
         for (const arg of field.args) {
           const inheritedArgs = inherited.flatMap((f) => f.args.filter((a) => a.name === arg.name));
           const declared = explicitArgWeights.get(arg);
@@ -201,6 +255,7 @@ export class CostTable {
         this.inputWeights.set(arg, explicitArgWeights.get(arg) ?? defaultInputWeight(arg.type));
       }
     }
+    this.inferredFields = inferred;
   }
 
   /**
@@ -251,7 +306,11 @@ export class CostTable {
   field(field: AnyField): FieldCostRule {
     let rule = this.fieldRules.get(field);
     if (rule === undefined) {
-      rule = fieldRule(field, defaultFieldWeight(field), NO_RULES, { weight: undefined, listSizes: NO_RULES });
+      rule = fieldRule(field, defaultFieldWeight(field), NO_RULES, {
+        weight: undefined,
+        listSizes: NO_RULES,
+        inferred: undefined,
+      });
       this.fieldRules.set(field, rule);
     }
     return rule;
@@ -269,10 +328,37 @@ export class CostTable {
   }
   private introspectionSizes: Map<AnyField, number> | undefined;
 
+  /**
+   * How many elements introspection can describe in the schema: its types, fields, arguments,
+   * input fields, enum values, directives and directive arguments (it bounds the work of pricing
+   * an introspection, see `IntrospectionCoster`).
+   */
+  schemaElements(): number {
+    this.elements ??= schemaElementsOf(this.schema);
+    return this.elements;
+  }
+  private elements: number | undefined;
+
   /** Weight of an argument, directive argument or input field when a value is present for it. */
   inputWeight(value: InputValue): number {
     return this.inputWeights.get(value) ?? defaultInputWeight(value.type);
   }
+}
+
+function schemaElementsOf(schema: GraphQLSchema): number {
+  let count = 0;
+  for (const type of Object.values(schema.getTypeMap())) {
+    count += 1;
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) count += 1 + field.args.length;
+    } else if (isInputObjectType(type)) {
+      count += Object.keys(type.getFields()).length;
+    } else if (isEnumType(type)) {
+      count += type.getValues().length;
+    }
+  }
+  for (const directive of schema.getDirectives()) count += 1 + directive.args.length;
+  return count;
 }
 
 /** The largest count each introspection list field can answer with in `schema`. */
@@ -325,7 +411,11 @@ function fieldRule(
   field: AnyField,
   weight: number,
   listSizes: readonly ListSizeRule[],
-  own: { readonly weight: number | undefined; readonly listSizes: readonly ListSizeRule[] },
+  own: {
+    readonly weight: number | undefined;
+    readonly listSizes: readonly ListSizeRule[];
+    readonly inferred: ListSizeInference | undefined;
+  },
 ): FieldCostRule {
   let listDepth = 0;
   let type = getNullableType(field.type);
@@ -343,7 +433,25 @@ function fieldRule(
     listDepth,
     returnsLeaf: isLeafType(namedType),
     objectType: isObjectType(namedType) ? namedType : undefined,
+    inferredListSize: own.inferred,
   };
+}
+
+/** Where a schema element's directives are written: its SDL definition, then its `extensions`. */
+function holdersOf(element: SchemaElement | undefined): (DirectiveHolder | null | undefined)[] {
+  return [element?.astNode, extensionDirectives(element)];
+}
+
+/** The rule `inference` gives a field that has none (see `relayListSize`), checked like a written one. */
+function inferredListSize(
+  field: AnyField,
+  coordinate: string,
+  inference: ListSizeInference | undefined,
+): { readonly rule: ListSizeRule; readonly listSize: InferredListSize } | undefined {
+  const listSize = inference === undefined ? undefined : INFERENCES[inference](field);
+  if (listSize === undefined) return undefined;
+  const rule = listSizeRule(field, { ...listSize }, coordinate, []);
+  return rule === undefined ? undefined : { rule, listSize };
 }
 
 function defaultFieldWeight(field: AnyField): number {

@@ -9,14 +9,7 @@ import {
   isNonNullType,
   print,
 } from 'graphql';
-import type {
-  ConstDirectiveNode,
-  FieldDefinitionNode,
-  GraphQLArgument,
-  GraphQLField,
-  GraphQLSchema,
-  GraphQLType,
-} from 'graphql';
+import type { ConstDirectiveNode, GraphQLArgument, GraphQLField, GraphQLSchema, GraphQLType } from 'graphql';
 import { costDirective, listSizeDirective } from './directives.js';
 import { costDirectiveNames, type CostDirectiveNames } from './link-names.js';
 import { listSizeRule, type ListSizeRule } from './list-size-rule.js';
@@ -111,14 +104,22 @@ export class CostDirectiveReader {
     return undefined;
   }
 
-  /** Every `@listSize` on the field definition `node`, as rules checked against `field`. */
+  /**
+   * Every `@listSize` on the field, as rules checked against `field`: those of the first of `nodes`
+   * that has any (its SDL definition before the directives a code-first schema keeps in its
+   * `extensions`, which some builders write in both places).
+   */
   listSizes(
     field: GraphQLField<unknown, unknown>,
-    node: FieldDefinitionNode | null | undefined,
+    nodes: readonly (DirectiveHolder | null | undefined)[],
     coordinate: string,
   ): ListSizeRule[] {
     const name = this.names.listSize;
-    const applications = node?.directives?.filter((directive) => directive.name.value === name) ?? [];
+    let applications: readonly ConstDirectiveNode[] = [];
+    for (const node of nodes) {
+      applications = node?.directives?.filter((directive) => directive.name.value === name) ?? [];
+      if (applications.length > 0) break;
+    }
     if (applications.length > 1 && !this.listSizeRepeatable) {
       this.problems.push(
         `${coordinate}: @${name} is given ${applications.length} times, but the schema does not define it repeatable.`,

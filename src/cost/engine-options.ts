@@ -3,11 +3,19 @@ import { describeValue, requireNumber } from '../option-values.js';
 import { apolloCostModel } from './apollo-model.js';
 import { assertComplexityAvailable, complexityCostModel } from './complexity-bridge.js';
 import type { CostModel, EngineSettings } from './cost-model.js';
+import { githubCostModel } from './github-model.js';
 import { ibmCostModel } from './ibm-model.js';
 import type { CostAnalyzerOptions, CostModelName } from './types.js';
 
 /** The cost models by the name `costModel` gives. */
-const MODELS: Readonly<Record<CostModelName, CostModel>> = { ibm: ibmCostModel, apollo: apolloCostModel };
+const MODELS: Readonly<Record<CostModelName, CostModel>> = {
+  ibm: ibmCostModel,
+  apollo: apolloCostModel,
+  github: githubCostModel,
+};
+
+/** The names `costModel` takes, in the order the documentation gives them. */
+export const costModelNames: readonly CostModelName[] = Object.keys(MODELS) as CostModelName[];
 
 /** The defaults of the engine's options: the same wherever the engine is used (plugin, CLI, functions). */
 export const engineDefaults = {
@@ -17,6 +25,7 @@ export const engineDefaults = {
   maxListSize: 10_000,
   introspection: 'priced',
   strictListSizes: false,
+  inferListSizes: false,
 } as const satisfies CostAnalyzerOptions;
 
 /** Every engine option's name (the type keeps the list complete). */
@@ -29,6 +38,7 @@ const ENGINE_OPTIONS = {
   introspection: true,
   estimators: true,
   strictListSizes: true,
+  inferListSizes: true,
 } as const satisfies Record<keyof CostAnalyzerOptions, true>;
 
 export const engineOptionNames: readonly string[] = Object.keys(ENGINE_OPTIONS);
@@ -59,9 +69,7 @@ export function engineSettings(
   const costModel = options.costModel ?? engineDefaults.costModel;
   if (!Object.hasOwn(MODELS, costModel)) {
     throw new RangeError(
-      `${owner}: \`costModel\` must be ${Object.keys(MODELS)
-        .map((name) => `'${name}'`)
-        .join(' or ')}; got ${describeValue(costModel)}.`,
+      `${owner}: \`costModel\` must be ${alternatives(costModelNames)}; got ${describeValue(costModel)}.`,
     );
   }
   const defaultListSize = options.defaultListSize ?? engineDefaults.defaultListSize;
@@ -80,6 +88,12 @@ export function engineSettings(
   if (typeof strictListSizes !== 'boolean') {
     throw new TypeError(`${owner}: \`strictListSizes\` must be a boolean; got ${describeValue(strictListSizes)}.`);
   }
+  const inferListSizes = options.inferListSizes ?? engineDefaults.inferListSizes;
+  if (inferListSizes !== false && inferListSizes !== 'relay') {
+    throw new RangeError(
+      `${owner}: \`inferListSizes\` must be 'relay' or false; got ${describeValue(inferListSizes)}.`,
+    );
+  }
   const { supergraphSdl } = options;
   if (supergraphSdl !== undefined && typeof supergraphSdl !== 'string') {
     throw new TypeError(
@@ -94,6 +108,7 @@ export function engineSettings(
     maxListSize,
     introspectionIsFree: introspection === 'free',
     strictListSizes,
+    inferListSizes: inferListSizes === false ? undefined : inferListSizes,
   };
 }
 
@@ -113,4 +128,10 @@ function modelOf(options: CostAnalyzerOptions, owner: string, costModel: CostMod
   }
   assertComplexityAvailable(owner);
   return complexityCostModel(estimators);
+}
+
+/** `'a' or 'b'`, `'a', 'b' or 'c'`. */
+function alternatives(names: readonly string[]): string {
+  const quoted = names.map((name) => `'${name}'`);
+  return quoted.length === 1 ? (quoted[0] as string) : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }

@@ -22,6 +22,11 @@ export const CostErrorCode = {
    * resolvers read in their own ways, or more items than one list may hold.
    */
   listSizeOutOfRange: 'COST_LIST_SIZE_OUT_OF_RANGE',
+  /**
+   * Under `costModel: 'github'`: the operation's connections may return more than 500,000 nodes in
+   * all, GitHub's node limit. GitHub's own code for the same refusal.
+   */
+  nodeLimit: 'MAX_NODE_LIMIT_EXCEEDED',
 } as const;
 
 export type CostErrorCode = (typeof CostErrorCode)[keyof typeof CostErrorCode];

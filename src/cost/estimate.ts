@@ -193,12 +193,14 @@ export class StaticEstimator {
     let below: Trace | undefined;
     if (trace !== undefined) {
       const path = trace.path === '' ? responseKey : `${trace.path}.${responseKey}`;
-      trace.sink.push({
+      const entry: FieldCostBreakdown = {
         path,
         fieldCost: call.callCost,
         typeCost: Math.max(0, scale(count, this.table.typeWeight(call.rule.namedType))),
         multiplier: trace.multiplier,
-      });
+      };
+      if (call.rule.inferredListSize !== undefined) entry.inferredListSize = call.rule.inferredListSize;
+      trace.sink.push(entry);
       below = { path, multiplier: scale(trace.multiplier, count), sink: trace.sink };
     }
     const child = this.instanceCost(call, selectionSets, scope, below);

@@ -42,6 +42,8 @@ export interface FieldCall {
   readonly ownSize: number | undefined;
   /** What its rules with `sizedFields` hand to the lists below it, when one has a size to hand. */
   readonly scope: SizeScope | undefined;
+  /** The largest size its rules with `sizedFields` hand down, undefined when none has one. */
+  readonly handedSize: number | undefined;
   readonly isIntrospection: boolean;
 }
 
@@ -115,12 +117,17 @@ export function priceFieldCall(
   const args = pricedArgumentValues(table, definition.args, first, variables, rule.listSizes);
   const cost = rule.weight + argumentsCost(table, definition.args, args) + directivesCost(table, nodes, variables);
   let ownSize: number | undefined;
+  let handedSize: number | undefined;
   const handed: { tree: SizedFieldTree; size: number }[] = [];
   for (const listSize of rule.listSizes) {
     const size = expectedListSize(listSize, args, parent, definition, first, maxListSize);
     if (size === undefined) continue;
-    if (listSize.sizedFields === undefined) ownSize = ownSize === undefined ? size : Math.max(ownSize, size);
-    else handed.push({ tree: listSize.sizedFields, size });
+    if (listSize.sizedFields === undefined) {
+      ownSize = ownSize === undefined ? size : Math.max(ownSize, size);
+    } else {
+      handed.push({ tree: listSize.sizedFields, size });
+      handedSize = handedSize === undefined ? size : Math.max(handedSize, size);
+    }
   }
   return {
     definition,
@@ -128,6 +135,7 @@ export function priceFieldCall(
     callCost: Math.max(0, cost),
     ownSize,
     scope: SizeScope.of(handed),
+    handedSize,
     isIntrospection: definition === SchemaMetaFieldDef || definition === TypeMetaFieldDef,
   };
 }

@@ -31,7 +31,8 @@ export type CollectedFields = ReadonlyMap<string, readonly FieldNode[]>;
 export class FieldCollector {
   private readonly schema: GraphQLSchema;
   private readonly operation: ResolvedOperation;
-  private readonly maxNodes: number;
+  /** The most units of work `tick` allows. */
+  readonly maxNodes: number;
   private readonly ids = new Map<SelectionSetNode, number>();
   private readonly cache = new Map<string, CollectedFields>();
   /** Selections visited so far, after fragment expansion. */

@@ -1,14 +1,15 @@
 import { GraphQLError, buildASTSchema, parse } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
-import { CostTable, IBM_READING, type TableReading } from './cost-table.js';
+import { CostTable, IBM_READING, tableKind, type TableReading } from './cost-table.js';
 import { CostSchemaError } from './errors.js';
+import type { ListSizeInference } from './relay-connections.js';
 
-/** API schema → (directive reading → the supergraph SDL its table was read from, and the table). */
-const tables = new WeakMap<GraphQLSchema, Map<TableReading, { readonly sdl: string; readonly table: CostTable }>>();
+/** API schema → (table kind (`tableKind`) → the supergraph SDL its table was read from, and the table). */
+const tables = new WeakMap<GraphQLSchema, Map<string, { readonly sdl: string; readonly table: CostTable }>>();
 
 /**
  * The cost table of a gateway's API schema, with the weights of its supergraph SDL: read once per
- * (schema, SDL, directive reading).
+ * (schema, SDL, directive reading, list-size inference).
  *
  * @throws {CostSchemaError} as `CostTable` and `supergraphSchema`.
  */
@@ -16,16 +17,18 @@ export function supergraphCostTable(
   schema: GraphQLSchema,
   sdl: string,
   reading: TableReading = IBM_READING,
+  inferListSizes: ListSizeInference | undefined = undefined,
 ): CostTable {
-  let byReading = tables.get(schema);
-  const cached = byReading?.get(reading);
+  const kind = tableKind(reading, inferListSizes);
+  let byKind = tables.get(schema);
+  const cached = byKind?.get(kind);
   if (cached?.sdl === sdl) return cached.table;
-  const table = new CostTable(schema, supergraphSchema(sdl), reading);
-  if (byReading === undefined) {
-    byReading = new Map();
-    tables.set(schema, byReading);
+  const table = new CostTable(schema, supergraphSchema(sdl), reading, inferListSizes);
+  if (byKind === undefined) {
+    byKind = new Map();
+    tables.set(schema, byKind);
   }
-  byReading.set(reading, { sdl, table });
+  byKind.set(kind, { sdl, table });
   return table;
 }
 

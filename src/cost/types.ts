@@ -40,6 +40,17 @@ export interface FieldCostBreakdown {
   typeCost: number;
   /** How many times this field is counted (product of the enclosing list sizes). */
   multiplier: number;
+  /**
+   * Present when the field's `@listSize` was inferred (`inferListSizes`), naming how: the field
+   * is priced as if it carried the directive the inference gives it.
+   */
+  inferredListSize?: 'relay';
+  /**
+   * Under `'github'`: the nodes one call of this connection returns (its `first` or `last`, else
+   * its `assumedSize` or `defaultListSize`), so `multiplier × nodes` are the nodes it adds
+   * towards GitHub's node limit. Absent under the other models.
+   */
+  nodes?: number;
 }
 
 /** The arguments graphql-query-complexity passes to an estimator (same shape as its own type). */
@@ -57,10 +68,10 @@ export interface ComplexityEstimatorArgs {
 export type ComplexityEstimator = (options: ComplexityEstimatorArgs) => number | void;
 
 /**
- * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, or Apollo
- * Router's demand-control formula (see {@link CostAnalyzerOptions.costModel}).
+ * How `@cost` / `@listSize` become a number: the IBM cost spec's static analysis, Apollo Router's
+ * demand-control formula, or GitHub's rate-limit points (see {@link CostAnalyzerOptions.costModel}).
  */
-export type CostModelName = 'ibm' | 'apollo';
+export type CostModelName = 'ibm' | 'apollo' | 'github';
 
 /** Options of {@link createCostAnalyzer}. */
 export interface CostAnalyzerOptions {
@@ -82,6 +93,16 @@ export interface CostAnalyzerOptions {
    *   required selection. The split: `typeCost` holds the returned types' weights (a type's
    *   `@cost` or the default) times their counts, `fieldCost` the fields' own `@cost` weights
    *   times their counts, the argument weights and the mutation's 10.
+   * - `'github'`: GitHub's GraphQL API rate-limit points, for an API that charges as GitHub does:
+   *   each connection (a field whose `@listSize`, written or inferred, gives it a page size) needs
+   *   one request per object it is fetched for (the product of the page sizes above it); the
+   *   requests are summed, divided by 100 and rounded, and the operation costs at least 1 point
+   *   (`fieldCost`; `typeCost` is 0). An operation whose connections may return more than 500,000
+   *   nodes in all (the product of the page sizes down to each one, summed) is refused with
+   *   `MAX_NODE_LIMIT_EXCEEDED`, as GitHub refuses it. `@cost` weights are not read.
+   *   `actual()` applies the same formula to the connections the response holds. Pair it with
+   *   `inferListSizes: 'relay'` for a schema that follows the connection convention without
+   *   `@listSize`.
    *
    * See docs/cost-model.md ("Two cost models") for the rules side by side and a worked example.
    * @default 'ibm'
@@ -143,6 +164,18 @@ export interface CostAnalyzerOptions {
    * @default false
    */
   strictListSizes?: boolean;
+  /**
+   * Prices the lists of a schema that follows a convention instead of carrying `@listSize`.
+   * `'relay'`: a field that returns a Relay connection (an object with `pageInfo` and `edges` of
+   * `{ node }` and/or `nodes`) and takes an Int `first` and/or `last` is priced as if it carried
+   * `@listSize(slicingArguments: ["first", "last"], sizedFields: ["edges", "nodes"],
+   * requireOneSlicingArgument: false)` (naming only the arguments and lists it has), so a
+   * connection costs what its `first` or `last` asks for. A `@listSize` written on the field (or on
+   * the interface field it implements) always wins. Such fields are marked in the breakdown
+   * (`inferredListSize`) and listed by the lint (`inferred-list-size`).
+   * @default false
+   */
+  inferListSizes?: 'relay' | false;
   /**
    * graphql-query-complexity estimators to use instead of the `@cost` / `@listSize` directives (for
    * users migrating from it; requires the `graphql-query-complexity` package). The complexity is

@@ -1,4 +1,5 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellWords } from '../example/readme-examples.js';
@@ -8,7 +9,10 @@ import { fixtureDir } from './run-cli.js';
 // Every command of docs/cli.md, run with the installed bin from the repository's root: each ```sh
 // block that starts with `npx graphql-budget` is followed by a ```text block with what it prints
 // (standard output, then standard error), and `<!-- cli: exit=N -->` before it gives a non-zero
-// exit code. The GitHub Actions snippet's graphql-budget steps run on the bookstore's files.
+// exit code. A command that ends with `> FILE` writes its standard output to FILE (the text block
+// then holds its standard error); it and the commands that read FILE run in a scratch directory
+// that links to the repository's node_modules, examples and test, so that the paths they print
+// are the same. The GitHub Actions snippet's graphql-budget steps run on the bookstore's files.
 
 const root = new URL('../../', import.meta.url).pathname;
 const page = readFileSync(join(root, 'docs/cli.md'), 'utf8');
@@ -59,16 +63,24 @@ function docCommands(markdown: string): DocCommand[] {
 }
 
 let bin: InstalledBin;
+/** Where the files the commands write go, beside links to what they read. */
+const scratch = mkdtempSync(join(tmpdir(), 'graphql-budget-docs-cli-'));
+for (const entry of ['node_modules', 'examples', 'test']) symlinkSync(join(root, entry), join(scratch, entry));
+/** The files the page's commands wrote. */
+const written = new Set<string>();
 beforeAll(() => {
   bin = installBin();
 });
-afterAll(() => bin?.remove());
+afterAll(() => {
+  bin?.remove();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 const commands = docCommands(page);
 
 describe('docs/cli.md', () => {
   it('shows a command in each section, and no shell block that is not replayed but the install line', () => {
-    expect(commands).toHaveLength(8);
+    expect(commands).toHaveLength(18);
     const others = fencedBlocks(page).filter(
       (block) => block.lang === 'sh' && !block.text.startsWith('npx graphql-budget '),
     );
@@ -76,10 +88,17 @@ describe('docs/cli.md', () => {
   });
 
   it.each(commands.map((command) => [`line ${command.line}`, command] as const))('%s', async (_line, shown) => {
-    const words = shellWords(shown.command);
+    let words = shellWords(shown.command);
     expect(words.slice(0, 2)).toEqual(['npx', 'graphql-budget']);
-    const run = await bin.run(words.slice(2), root);
-    expect(run.stdout + run.stderr).toBe(shown.output);
+    const target = words.at(-2) === '>' ? (words.at(-1) as string) : undefined;
+    if (target !== undefined) words = words.slice(0, -2);
+    const inScratch = target !== undefined || words.some((word) => written.has(word));
+    const run = await bin.run(words.slice(2), inScratch ? scratch : root);
+    if (target !== undefined) {
+      writeFileSync(join(scratch, target), run.stdout);
+      written.add(target);
+    }
+    expect((target === undefined ? run.stdout : '') + run.stderr).toBe(shown.output);
     expect(run.code).toBe(shown.exit);
   });
 });

@@ -123,6 +123,9 @@ describe('price: the options are the plugin options of the same names', () => {
   it('--model, --default-list-size', () => {
     expect(priced('--model', 'apollo')).toEqual(expected({ costModel: 'apollo' }));
     expect(priced('--model', 'apollo')).not.toEqual(expected({}));
+    // Two connections-to-be (books, and similar per book): 1 + 2 requests, 1 point.
+    expect(priced('--model', 'github')).toEqual({ typeCost: 0, fieldCost: 1, cost: 1 });
+    expect(priced('--model', 'github')).toEqual(expected({ costModel: 'github' }));
     const shelves = (...args: string[]) =>
       (
         JSON.parse(price('--json', '-s', 'schema.graphql', 'ops/books.graphql', 'ops/card.graphql', ...args).out) as {
@@ -275,7 +278,11 @@ describe('price: bad input is one line naming the file, the line and the field',
     ],
     [
       ['-s', ok, '--model', 'router', 'x'],
-      'graphql-budget: --model must be ibm or apollo; got "router" (see graphql-budget price --help).\n',
+      'graphql-budget: --model must be ibm, apollo or github; got "router" (see graphql-budget price --help).\n',
+    ],
+    [
+      ['-s', ok, '--infer-list-sizes', 'graphql', 'x'],
+      'graphql-budget: --infer-list-sizes must be relay; got "graphql" (see graphql-budget price --help).\n',
     ],
     [['-s'], "graphql-budget: Option '-s, --schema <value>' argument missing (see graphql-budget price --help).\n"],
   ])('usage: %j', (args, message) => {
@@ -297,6 +304,10 @@ describe('graphql-budget', () => {
       code: 0,
       out: expect.stringMatching(/^Usage: graphql-budget lint/),
     });
+    expect(cli(['annotate', '--help'], dir)).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^Usage: graphql-budget annotate/),
+    });
     expect(cli(['--version'], dir)).toMatchObject({ code: 0, out: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
     expect(cli([], dir)).toMatchObject({
       code: 2,
@@ -306,7 +317,7 @@ describe('graphql-budget', () => {
     expect(cli(['frob'], dir)).toEqual({
       code: 2,
       out: '',
-      err: 'graphql-budget: unknown command "frob": use price or lint (see graphql-budget --help).\n',
+      err: 'graphql-budget: unknown command "frob": use price, lint or annotate (see graphql-budget --help).\n',
     });
   });
 });

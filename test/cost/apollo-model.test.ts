@@ -304,7 +304,7 @@ describe("costModel 'apollo': breakdown, work and options", () => {
   it('rejects an unknown costModel, and estimators with the apollo model, naming the option', () => {
     const schema = buildSchema('type Query { a: Int }');
     expect(() => createCostAnalyzer(schema, { costModel: 'router' as never })).toThrow(
-      new RangeError("createCostAnalyzer: `costModel` must be 'ibm' or 'apollo'; got \"router\"."),
+      new RangeError("createCostAnalyzer: `costModel` must be 'ibm', 'apollo' or 'github'; got \"router\"."),
     );
     expect(() => estimateCost({ schema, document: parse('{ a }'), costModel: 5 as never })).toThrow(/costModel/);
     expect(() => createCostAnalyzer(schema, { costModel: 'apollo', estimators: [() => 1] })).toThrow(
