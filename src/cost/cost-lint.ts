@@ -17,6 +17,7 @@ import type {
   GraphQLSchema,
 } from 'graphql';
 import { costTableOf } from './analyzer.js';
+import { checkKnownOptions } from '../known-options.js';
 import { IBM_READING, type CostTable, type InferredField, type ListSizeRule } from './cost-table.js';
 import { extensionDirectives, type CodeFirstElement } from './extension-directives.js';
 import { costDirectiveNames } from './link-names.js';
@@ -186,12 +187,21 @@ export function lintCostSchema(schema: GraphQLSchema, options: LintCostSchemaOpt
   return findings;
 }
 
+/** Every option's name (the type keeps the list complete). */
+const LINT_OPTIONS = Object.keys({
+  supergraphSdl: true,
+  defaultListSize: true,
+  maxListSize: true,
+  inferListSizes: true,
+} as const satisfies Record<keyof LintCostSchemaOptions, true>);
+
 function readOptions(options: LintCostSchemaOptions): Required<Omit<LintCostSchemaOptions, 'supergraphSdl'>> & {
   supergraphSdl: string | undefined;
 } {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('lintCostSchema: options must be an object.');
   }
+  checkKnownOptions('lintCostSchema', options, LINT_OPTIONS);
   const { supergraphSdl } = options;
   if (supergraphSdl !== undefined && typeof supergraphSdl !== 'string') {
     throw new TypeError(`lintCostSchema: \`supergraphSdl\` must be a string; got ${typeof supergraphSdl}.`);
