@@ -86,4 +86,9 @@ export {
   type BudgetedSubscribeOptions,
   type GraphqlWsBudget,
 } from './graphql-ws/graphql-ws-budget.js';
-export { chargeOperation, type ChargedOperation, type ChargeOperationOptions } from './core/charge-operation.js';
+export {
+  chargeOperation,
+  payDebts,
+  type ChargedOperation,
+  type ChargeOperationOptions,
+} from './core/charge-operation.js';

@@ -9,6 +9,13 @@ import { localUs } from './redis-clock.js';
 const FLOOR_US = 5_000;
 
 /**
+ * How often a command Redis answered `expired` is sent again, while its caller waits: such an
+ * answer proves Redis answers, and that this process held the command back (a busy stretch between
+ * the store and the client's write), so each new try gets the call's whole time.
+ */
+const MAX_RETRIES = 3;
+
+/**
  * The deadline of one store call (`timeoutMs`), counted in the time the store had, not in the time
  * this process took to get round to it. Node runs due timers before it reads sockets, so after a
  * long synchronous stretch a plain timer fires although the reply is already waiting: judged that
@@ -34,7 +41,7 @@ export class CallDeadline {
   /** The local instant (µs, `localUs`) at which the call fails if it has not settled. */
   #dueUs: number;
   #settled = false;
-  #retried = false;
+  #retries = 0;
 
   constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
@@ -58,12 +65,14 @@ export class CallDeadline {
 
   /**
    * Whether a command that Redis answered `expired` (it ran after its Redis-side deadline and did
-   * nothing) may be sent again: once per call, while the caller is still waiting. Such an answer
-   * means the command reached Redis late while the local deadline, moved on since, still runs.
+   * nothing) may be sent again: up to `MAX_RETRIES` times per call, while the caller is still
+   * waiting, each with the call's whole time (`timeoutMs`) from when it leaves. Such an answer means
+   * the command reached Redis late while the local deadline, moved on since, still runs; a Redis
+   * that does not answer at all never gets here.
    */
   mayRetry(): boolean {
-    if (this.#settled || this.#retried) return false;
-    this.#retried = true;
+    if (this.#settled || this.#retries >= MAX_RETRIES) return false;
+    this.#retries += 1;
     return true;
   }
 

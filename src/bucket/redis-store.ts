@@ -351,18 +351,24 @@ export class RedisBucketStore implements BucketStore {
 
   /**
    * Sends `op` and, when Redis answers `expired` (the command reached it after its Redis-side
-   * deadline, typically held back by this process' busy event loop) while the caller is still
-   * waiting, sends it once more under the deadline as it stands: an expired operation did nothing.
+   * deadline, typically held back by this process' busy event loop or by the client's own deferred
+   * write) while the caller is still waiting, sends it again with the call's whole time (a few
+   * times at most, `CallDeadline.mayRetry`): an expired operation did nothing.
    */
   async #submitInTime(op: TimedOp): Promise<BucketOpReply> {
-    const reply = await this.#submit(op);
-    if (!isExpired(reply) || op.deadline?.mayRetry() !== true) return reply;
-    return this.#submit(op);
+    let reply = await this.#submit(op);
+    while (isExpired(reply) && op.deadline?.mayRetry() === true) {
+      reply = await this.#submit(op, op.deadline.timeoutMs * 1000);
+    }
+    return reply;
   }
 
-  /** Sends one operation: in the open batch of its slot, or (batching off) in a call of its own. */
-  #submit(op: TimedOp): Promise<BucketOpReply> {
-    if (op.deadline !== undefined) op.storeUs = op.deadline.queued();
+  /**
+   * Sends one operation: in the open batch of its slot, or (batching off) in a call of its own.
+   * `storeUs`: the store time it gets (µs); by default what is left of its call's.
+   */
+  #submit(op: TimedOp, storeUs?: number): Promise<BucketOpReply> {
+    if (op.deadline !== undefined) op.storeUs = storeUs ?? op.deadline.queued();
     if (this.#batcher) return this.#batcher.submit(op);
     return this.#send([op]).then(
       ({ replies }) => replies[0] as BucketOpReply,

@@ -3,6 +3,7 @@ import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionN
 import type { BucketPolicy, BucketResult, BucketStore } from '../bucket/types.js';
 import type { CostAnalyzerOptions, CostEstimate } from '../cost/types.js';
 import { checkKnownOptions } from '../known-options.js';
+import { requireNumber } from '../option-values.js';
 import { BudgetedOperation } from './budgeted-operation.js';
 import type { CostExtension } from './cost-extension.js';
 import { documentKeyOf } from './document-key.js';
@@ -10,6 +11,7 @@ import type { BudgetLimit } from './limits.js';
 import { consoleLogger, type BudgetLogger } from './logger.js';
 import type { StoreErrorPolicy } from './outcomes.js';
 import { RequestPath } from './request-path.js';
+import { sharedStoreState } from './shared-store-state.js';
 import type { BudgetRequest } from './request.js';
 import { ValuesCache } from './values-cache.js';
 
@@ -95,8 +97,10 @@ export async function chargeOperation(options: ChargeOperationOptions): Promise<
   if (options === null || typeof options !== 'object')
     throw new TypeError('chargeOperation: options must be an object.');
   checkKnownOptions('chargeOperation', options, Object.keys(OPTION_NAMES));
-  const { schema, document, store, key } = options;
+  const { schema, document, store, key, timeoutMs } = options;
   if (typeof key !== 'string' || key === '') throw new TypeError('chargeOperation: `key` must be a non-empty string.');
+  if (timeoutMs !== undefined)
+    requireNumber('chargeOperation', timeoutMs, '`timeoutMs`', { min: 1, max: 2_147_483_647 });
   const path = paths.get(
     store,
     { analyzer: options.analyzer ?? {}, onStoreError: options.onStoreError, timeoutMs: options.timeoutMs },
@@ -154,4 +158,21 @@ export async function chargeOperation(options: ChargeOperationOptions): Promise<
       return (await budgeted.finish(response))?.cost;
     },
   };
+}
+
+/**
+ * Pays what callers charged through `store` in this process still owe it (the excess of a list
+ * longer than priced, settled while the store was away), as far as the store takes it within
+ * `deadlineMs`: call it when a process that charges with `chargeOperation` stops. The plugins and
+ * `graphqlWsBudget(...).stop()` do it when their server stops; what is left is logged, and lost.
+ */
+export async function payDebts(
+  store: BucketStore,
+  options: { readonly deadlineMs?: number; readonly logger?: BudgetLogger } = {},
+): Promise<void> {
+  checkKnownOptions('payDebts', options, ['deadlineMs', 'logger']);
+  const deadlineMs = options.deadlineMs ?? 5000;
+  requireNumber('payDebts', deadlineMs, '`deadlineMs`', { min: 0, max: 2_147_483_647 });
+  const { debts } = sharedStoreState(store);
+  if (debts.owing) await debts.settleAll(deadlineMs, options.logger ?? consoleLogger);
 }

@@ -6,6 +6,12 @@ import type { BudgetLogger } from './logger.js';
 /** Buckets that may owe the store at once, at most (see `DebtLedger`). */
 export const MAX_DEBTORS = 100_000;
 
+/** Bytes the owing buckets' keys may hold in all (UTF-16): identities long enough to matter are few. */
+export const MAX_DEBTOR_KEY_BYTES = 16 * 1024 * 1024;
+
+/** Debts paid at once in a round: the store's batching sends them together, and a round yields between them. */
+const PAY_CHUNK = 64;
+
 /** How long after a failed payment the ledger tries again: doubling from the first to the last (ms). */
 export const DEBT_RETRY_MS = { first: 250, last: 5000 } as const;
 
@@ -14,6 +20,9 @@ interface Debt {
   readonly limit: BucketLimit;
   amount: number;
 }
+
+/** Bytes a debt's bucket names hold. */
+const keyBytes = (limit: BucketLimit) => 2 * (limit.key.length + (limit.hashTag?.length ?? 0));
 
 /**
  * Tokens operations owe the store after the fact (a list longer than priced, taken after the
@@ -29,21 +38,34 @@ interface Debt {
  * - a server that stops gracefully pays what it can within a deadline (`settleAll`).
  *
  * A take the store did not answer had no effect (`RedisBucketStore` gives back one applied after its
- * deadline), so trying it again takes it once. At most `MAX_DEBTORS` buckets owe at once; beyond
- * that the smallest debt is forgiven, and logged. What a process owes when it dies is lost.
+ * deadline), so trying it again takes it once. Debts are paid 64 at a time, so that thousands of
+ * debtors do not flood the store at once. At most `MAX_DEBTORS` buckets owe at once, their keys
+ * at most `MAX_DEBTOR_KEY_BYTES`; beyond that the smallest debt is forgiven, and logged. What a
+ * process owes when it dies is lost.
+ *
+ * One ledger per store and process (`sharedStoreState`): every budget charging the store pays
+ * through the guard it was first given.
  */
 export class DebtLedger {
-  readonly #guard: GuardedStore;
+  #guard: GuardedStore | undefined;
   readonly #store: BucketStore;
+  readonly #onOwe: (limit: BucketLimit, amount: number) => void;
   readonly #debts = new Map<string, Debt>();
+  #keyBytes = 0;
   #logger: BudgetLogger | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #delayMs: number = DEBT_RETRY_MS.first;
   #paying: Promise<void> | undefined;
 
-  constructor(guard: GuardedStore, store: BucketStore) {
-    this.#guard = guard;
+  /** `onOwe`: told of every new debt (the stand-in bucket of an outage takes it too). */
+  constructor(store: BucketStore, onOwe: (limit: BucketLimit, amount: number) => void) {
     this.#store = store;
+    this.#onOwe = onOwe;
+  }
+
+  /** The guard debts are paid through, if none was given yet (the first budget's). */
+  attach(guard: GuardedStore): void {
+    this.#guard ??= guard;
   }
 
   /** What `limit`'s bucket owes the store now. */
@@ -61,19 +83,20 @@ export class DebtLedger {
    * one lacks it; the buckets after, or undefined when the store did not answer (then it is owed).
    */
   async take(
+    guard: GuardedStore,
     store: BucketStore,
     limits: readonly BucketLimit[],
     amount: number,
     logger: BudgetLogger,
   ): Promise<BucketResult[] | undefined> {
     if (limits.length === 1) {
-      const after = await this.#guard.take(store, limits, amount, logger);
+      const after = await guard.take(store, limits, amount, logger);
       if (after === undefined) this.#owe(limits[0] as BucketLimit, amount, logger);
       return after;
     }
     // Bucket by bucket (the store's batching sends them together), so that what one bucket did not
     // take is owed by it alone: a take across Cluster slots may land in some and not in others.
-    const each = await Promise.all(limits.map((limit) => this.#guard.take(store, [limit], amount, logger)));
+    const each = await Promise.all(limits.map((limit) => guard.take(store, [limit], amount, logger)));
     const after: BucketResult[] = [];
     for (const [index, limit] of limits.entries()) {
       const result = each[index]?.[0];
@@ -114,22 +137,32 @@ export class DebtLedger {
     if (debt !== undefined) {
       debt.amount += amount;
     } else {
-      if (this.#debts.size >= MAX_DEBTORS) this.#forgiveSmallest(logger);
       this.#debts.set(id, { limit, amount });
+      this.#keyBytes += keyBytes(limit);
+      while (this.#debts.size > MAX_DEBTORS || this.#keyBytes > MAX_DEBTOR_KEY_BYTES) this.#forgiveSmallest(logger);
     }
+    this.#onOwe(limit, amount);
     this.#logger = logger;
     this.#schedule();
   }
 
   #forgiveSmallest(logger: BudgetLogger): void {
     let smallest: [string, Debt] | undefined;
-    for (const entry of this.#debts)
+    for (const entry of this.#debts) {
       if (smallest === undefined || entry[1].amount < smallest[1].amount) smallest = entry;
+    }
     if (smallest === undefined) return;
-    this.#debts.delete(smallest[0]);
+    this.#forget(smallest[0], smallest[1]);
     logger.error(
-      `graphql-budget: more than ${MAX_DEBTORS} buckets owe the store; ${smallest[1].amount} owed tokens are forgiven.`,
+      `graphql-budget: more buckets owe the store than this process keeps (${MAX_DEBTORS}, or their keys over ` +
+        `${MAX_DEBTOR_KEY_BYTES} bytes); ${smallest[1].amount} owed tokens are forgiven.`,
     );
+  }
+
+  #forget(id: string, debt: Debt): void {
+    if (this.#debts.get(id) !== debt) return;
+    this.#debts.delete(id);
+    this.#keyBytes -= keyBytes(debt.limit);
   }
 
   #schedule(): void {
@@ -151,22 +184,33 @@ export class DebtLedger {
     this.#timer.unref();
   }
 
-  /** One try at every debt; the store's batching sends them together. */
+  /**
+   * One try at every debt, `PAY_CHUNK` at a time (the store's batching sends a chunk together); a
+   * round stops at the first chunk the store does not take, to try again later.
+   */
   async #payAll(logger: BudgetLogger): Promise<void> {
-    await Promise.all([...this.#debts.values()].map((debt) => this.#pay(debt, logger)));
+    const debts = [...this.#debts.values()];
+    for (let start = 0; start < debts.length; start += PAY_CHUNK) {
+      const paid = await Promise.all(debts.slice(start, start + PAY_CHUNK).map((debt) => this.#pay(debt, logger)));
+      if (paid.includes(false)) return;
+    }
   }
 
-  async #pay(debt: Debt, logger: BudgetLogger): Promise<void> {
+  /** Tries to pay one debt; false when the store did not take it. */
+  async #pay(debt: Debt, logger: BudgetLogger): Promise<boolean> {
     const { amount } = debt;
-    if (amount <= 0) return;
+    const guard = this.#guard;
+    if (amount <= 0) return true;
+    if (guard === undefined) return false;
     // Taken out of the ledger while the store is asked, and put back (with what was added meanwhile) if it does not answer.
     debt.amount -= amount;
-    const after = await this.#guard.take(this.#store, [debt.limit], amount, logger);
+    const after = await guard.take(this.#store, [debt.limit], amount, logger);
     if (after === undefined) {
       debt.amount += amount;
-    } else if (debt.amount <= 0) {
-      this.#debts.delete(bucketIdOf(debt.limit));
+      return false;
     }
+    if (debt.amount <= 0) this.#forget(bucketIdOf(debt.limit), debt);
+    return true;
   }
 
   #total(): number {

@@ -58,6 +58,15 @@ export class FallbackStore implements BucketStore {
     return this.#local.takeAll(this.#standIns(limits), amount, options);
   }
 
+  /**
+   * A debt `limit`'s caller took on after its stand-in started (a settlement the store did not
+   * take): taken from the stand-in as well, so that it cannot be spent locally either.
+   */
+  owe(limit: BucketLimit, amount: number): void {
+    const key = this.#known.startedStandIn(limit);
+    if (key !== undefined) void this.#local.takeAll([{ key, policy: limit.policy }], amount);
+  }
+
   /** The stand-in buckets of `limits`, each started from what is known of its bucket on first use. */
   #standIns(limits: readonly BucketLimit[]): BucketLimit[] {
     return limits.map((limit) => {

@@ -6,7 +6,8 @@ type Container = Record<string, unknown> | unknown[];
 /** A later part of an incremental result: deferred fields (`data`) or streamed list items (`items`) at `path`. */
 interface IncrementalPayload {
   readonly data?: Record<string, unknown> | null;
-  readonly items?: readonly unknown[];
+  /** Null when an item failed and nulled the rest of the stream (its error is in `errors`). */
+  readonly items?: readonly unknown[] | null;
   readonly path?: readonly (string | number)[];
   readonly errors?: ExecutionResult['errors'];
 }
@@ -31,7 +32,7 @@ export class IncrementalResult {
     for (const payload of part.incremental ?? []) {
       if (payload.errors !== undefined) this.#errors.push(...payload.errors);
       const path = payload.path ?? [];
-      if (payload.items !== undefined) this.#append(path, payload.items);
+      if (Array.isArray(payload.items)) this.#append(path, payload.items);
       else if (payload.data !== undefined && payload.data !== null) this.#assign(path, payload.data);
     }
   }

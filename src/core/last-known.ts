@@ -31,6 +31,8 @@ export function bucketIdOf(limit: BucketLimit): string {
  */
 export class LastKnown {
   readonly #known = new LRUCache<string, Known>({ max: MAX_KNOWN_BUCKETS });
+  /** Buckets never heard of whose stand-in has started (it started full). */
+  readonly #unknownStandIns = new LRUCache<string, true>({ max: MAX_KNOWN_BUCKETS });
   readonly #now: () => number;
   #generations = 0;
 
@@ -67,9 +69,20 @@ export class LastKnown {
   standInFor(limit: BucketLimit): { readonly key: string; readonly fresh: boolean } {
     const id = bucketIdOf(limit);
     const known = this.#known.get(id);
-    if (known === undefined) return { key: `${id}~0`, fresh: false };
+    if (known === undefined) {
+      this.#unknownStandIns.set(id, true);
+      return { key: `${id}~0`, fresh: false };
+    }
     const fresh = !known.standIn;
     known.standIn = true;
     return { key: `${id}~${known.generation}`, fresh };
+  }
+
+  /** The name of `limit`'s stand-in bucket if it has started since the store's last answer, else undefined. */
+  startedStandIn(limit: BucketLimit): string | undefined {
+    const id = bucketIdOf(limit);
+    const known = this.#known.get(id);
+    if (known === undefined) return this.#unknownStandIns.has(id) ? `${id}~0` : undefined;
+    return known.standIn ? `${id}~${known.generation}` : undefined;
   }
 }

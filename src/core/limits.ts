@@ -1,4 +1,5 @@
 import type { BucketLimit, BucketPolicy } from '../bucket/types.js';
+import { checkKnownOptions } from '../known-options.js';
 import { MAX_LIMITS, checkPolicy } from '../bucket/validate.js';
 import { POLICY_NAME_PATTERN } from './rate-limit-headers.js';
 
@@ -42,10 +43,15 @@ export interface ResolvedLimit extends BucketLimit {
  * @throws {TypeError | RangeError} describing what is wrong (the plugin reports it as a server fault,
  * or at construction for a fixed policy).
  */
+/** The fields of a policy, and of one limit of a list (a misspelled one would be ignored). */
+const POLICY_FIELDS = ['capacity', 'refillPerSecond'];
+const LIMIT_FIELDS = ['name', 'capacity', 'refillPerSecond', 'key', 'hashTag'];
+
 export function resolveLimits(value: unknown, callerKey: string, policyName: string): ResolvedLimit[] {
   if (!Array.isArray(value)) {
     const problem = policyProblem(value);
     if (problem !== undefined) throw problem;
+    checkKnownOptions('policy', value as object, POLICY_FIELDS);
     return [{ key: callerKey, policy: value as BucketPolicy, name: policyName, shared: false }];
   }
   if (value.length === 0) throw new RangeError('policy must hold at least one limit; got an empty array');
@@ -61,6 +67,7 @@ export function resolveLimits(value: unknown, callerKey: string, policyName: str
     if (entry === null || typeof entry !== 'object') {
       throw new TypeError(`${where} must be { name, capacity, refillPerSecond, key?, hashTag? }`);
     }
+    checkKnownOptions(where, entry, LIMIT_FIELDS);
     const { name, key, hashTag, capacity, refillPerSecond } = entry as Partial<BudgetLimit>;
     if (typeof name !== 'string' || !POLICY_NAME_PATTERN.test(name)) {
       throw new RangeError(`${where}.name must be 1 to 64 letters, digits or _ . : -; got ${JSON.stringify(name)}`);

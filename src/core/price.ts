@@ -6,6 +6,7 @@ import {
   type CostAnalyzerOptions,
 } from '../cost/analyzer.js';
 import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
+import { engineDefaults } from '../cost/engine-options.js';
 import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
@@ -192,7 +193,7 @@ export class OperationPricer<TArgs> {
     const warning = coordinates.join(', ');
     if (coordinates.length === 0 || warning === this.#warnedFreeLists) return;
     this.#warnedFreeLists = warning;
-    const bound = this.#options.analyzer.maxListSize ?? Number.POSITIVE_INFINITY;
+    const bound = this.#options.analyzer.maxListSize ?? engineDefaults.maxListSize;
     logger.warn(
       `graphql-budget: lists of scalars or enums whose size a client chooses, without a @cost: ${warning}. ` +
         `Any length of them costs the same, so only maxListSize (${bound}) bounds their work; ` +

@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { MemoryBucketStore } from '../bucket/memory-store.js';
-import type { BucketLimit, BucketPolicy, BucketStore } from '../bucket/types.js';
+import type { BucketPolicy, BucketStore } from '../bucket/types.js';
 import { type BudgetAnnotation, ResponseAnnotator } from './annotate.js';
 import type { Budget, Settlement } from './budget.js';
 import { chargeBuckets, type DryRunGate } from './charge.js';
@@ -14,9 +14,8 @@ import type { BudgetLogger } from './logger.js';
 import { BudgetMetrics } from './metrics.js';
 import { resolveOptions, type BudgetOptions, type ResolvedBudgetOptions } from './options.js';
 import { CostResult } from './outcomes.js';
-import { DebtLedger } from './debt-ledger.js';
-import { FallbackStore } from './fallback-store.js';
-import { LastKnown } from './last-known.js';
+import type { DebtLedger } from './debt-ledger.js';
+import { sharedStoreState } from './shared-store-state.js';
 import { ChargeFunctionError, OperationPricer } from './price.js';
 import { dryRunFields, executeRateLimitOnly, nestedDryRun } from './rate-limit-field.js';
 import { DecisionReporter } from './report.js';
@@ -77,14 +76,13 @@ export class RequestPath<TArgs> {
     this.#store = config.store ?? new MemoryBucketStore();
     const metrics = config.metrics === false ? undefined : new BudgetMetrics(config.metrics);
     this.#metrics = metrics;
-    const known = new LastKnown();
-    const owedBy = (limit: BucketLimit) => this.#debts.owedBy(limit);
+    const shared = sharedStoreState(this.#store);
     this.#guard = new GuardedStore({
       store: this.#store,
       timeoutMs: config.storeTimeoutMs,
       breaker: config.circuitBreaker,
-      fallback: config.onStoreError === 'local' ? new FallbackStore(known, owedBy) : undefined,
-      known,
+      fallback: config.onStoreError === 'local' ? shared.standIns : undefined,
+      known: shared.known,
       observer: metrics && {
         storeCall: (outcome, seconds) => metrics.recordStoreCall(outcome, seconds),
         breakerTransition: (partition, state) => metrics.recordBreakerTransition(partition, state),
@@ -105,7 +103,8 @@ export class RequestPath<TArgs> {
         ? undefined
         : { store: new MemoryBucketStore(), policy: config.freeIntrospectionLimit };
     this.#decider = new Decider(config.onStoreError, this.#dryRunGate?.policy);
-    this.#debts = new DebtLedger(this.#guard, this.#store);
+    this.#debts = shared.debts;
+    this.#debts.attach(this.#guard);
     this.#settler = new Settler(this.#pricer, this.#guard, this.#debts);
     this.#annotator = new ResponseAnnotator(config.policyName);
     this.#reporter = new DecisionReporter(metrics);

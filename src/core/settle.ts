@@ -46,7 +46,7 @@ export class Settler<TArgs> {
         const after =
           difference > 0
             ? await this.#guard.refund(charge.store, limits, difference, logger)
-            : await this.#debts.take(charge.store, limits, -difference, logger);
+            : await this.#debts.take(this.#guard, charge.store, limits, -difference, logger);
         if (after) budget.view = settledView(budget.view, after);
       }
     }

@@ -77,7 +77,7 @@ export function engineSettings(
   const maxNodes = options.maxNodes ?? engineDefaults.maxNodes;
   requireNumber(owner, maxNodes, '`maxNodes`', { min: 1, integer: true, allowInfinity: true });
   const maxListSize = options.maxListSize ?? engineDefaults.maxListSize;
-  requireNumber(owner, maxListSize, '`maxListSize`', { min: 0, allowInfinity: true });
+  requireNumber(owner, maxListSize, '`maxListSize`', { min: 0, integer: true, allowInfinity: true });
   const introspection = options.introspection ?? engineDefaults.introspection;
   if (introspection !== 'priced' && introspection !== 'free') {
     throw new RangeError(

@@ -4,17 +4,21 @@ import {
   Kind,
   TypeInfo,
   getNamedType,
+  isAbstractType,
   isInputObjectType,
   visit,
   visitWithTypeInfo,
   type ArgumentNode,
   type DocumentNode,
   type GraphQLArgument,
+  type GraphQLField,
   type OperationDefinitionNode,
   type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
 import type { CostTable } from './cost-table.js';
+
+type AnyField = GraphQLField<unknown, unknown>;
 
 /**
  * The variables of an operation whose values can change its price, as the IBM and Apollo models
@@ -59,17 +63,34 @@ function readPricedVariables(
 ): readonly VariableDefinitionNode[] {
   const used = new Set<string>();
   const typeInfo = new TypeInfo(table.schema);
+  /** Whether an argument prices on a field definition: it weighs, is an input object, or is a slicing root. */
+  const pricesOn = (field: AnyField, name: string): boolean => {
+    const arg = field.args.find((candidate) => candidate.name === name);
+    if (arg === undefined) return false;
+    if (table.inputWeight(arg) !== 0 || isInputObjectType(getNamedType(arg.type))) return true;
+    return table.field(field).listSizes.some((rule) => rule.slicingArguments.some((path) => path[0] === name));
+  };
   const prices = (arg: GraphQLArgument | null | undefined, node: ArgumentNode): boolean => {
     const directive = typeInfo.getDirective();
     if (directive === GraphQLSkipDirective || directive === GraphQLIncludeDirective) return true;
-    if (arg === null || arg === undefined) return false;
-    if (table.inputWeight(arg) !== 0 || isInputObjectType(getNamedType(arg.type))) return true;
-    if (directive !== null) return false;
+    if (directive !== null) {
+      return (
+        arg !== null && arg !== undefined && (table.inputWeight(arg) !== 0 || isInputObjectType(getNamedType(arg.type)))
+      );
+    }
     const field = typeInfo.getFieldDef();
     if (field === null || field === undefined) return false;
     if (field.name.startsWith('__')) return true;
     const name = node.name.value;
-    return table.field(field).listSizes.some((rule) => rule.slicingArguments.some((path) => path[0] === name));
+    if (pricesOn(field, name)) return true;
+    // Below an interface or union the field runs as each possible type's own, whose `@cost` and
+    // `@listSize` may be its own: the argument prices if it prices on any of them.
+    const parent = typeInfo.getParentType();
+    if (parent === null || !isAbstractType(parent)) return false;
+    return table.schema.getPossibleTypes(parent).some((possible) => {
+      const own = possible.getFields()[field.name];
+      return own !== undefined && pricesOn(own, name);
+    });
   };
   const visitor = visitWithTypeInfo(typeInfo, {
     Argument(node) {

@@ -172,6 +172,14 @@ export function useQueryBudget<TContext extends object = object>(
           const delivered = new IncrementalResult();
           const upFront = operation.upFront();
           pendHeaders(contextValue, upFront);
+          // A client that leaves before the first part is pulled ends no stream: it is settled when it leaves.
+          fetchRequestOf(contextValue)?.signal?.addEventListener(
+            'abort',
+            () => void operation.finish(delivered.response),
+            {
+              once: true,
+            },
+          );
           let first = true;
           return {
             onNext({ result: part, setResult: setPart }) {
@@ -202,8 +210,14 @@ export function useQueryBudget<TContext extends object = object>(
 /** What an execution cut short shows: nothing, every part of it possibly done. */
 const CUT_SHORT: BudgetResponse = { incomplete: true, data: undefined, errors: null };
 
+/** The Fetch API request, as far as it is read here. */
+interface FetchRequest {
+  readonly headers: { get(name: string): string | null };
+  readonly signal?: { addEventListener(type: 'abort', listener: () => void, options: { once: boolean }): void };
+}
+
 /** GraphQL Yoga's context holds the Fetch API request; other Envelop servers' may not. */
-function fetchRequestOf(context: unknown): { readonly headers: { get(name: string): string | null } } | undefined {
+function fetchRequestOf(context: unknown): FetchRequest | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const request = (context as { request?: unknown }).request;
   if (typeof request !== 'object' || request === null) return undefined;
@@ -211,7 +225,7 @@ function fetchRequestOf(context: unknown): { readonly headers: { get(name: strin
   if (typeof headers !== 'object' || headers === null || typeof (headers as { get?: unknown }).get !== 'function') {
     return undefined;
   }
-  return request as { readonly headers: { get(name: string): string | null } };
+  return request as FetchRequest;
 }
 
 /** Fetch API headers as the CORS step reads and writes them. */
