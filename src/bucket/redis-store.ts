@@ -389,7 +389,11 @@ export class RedisBucketStore implements BucketStore {
     let timed = false;
     for (const op of ops) {
       if (op.deadline === undefined) continue;
-      op.deadlineUs = this.#clock.redisUs(op.deadline.sent(sentUs, op.storeUs ?? 0));
+      // The client may write the command later still (auto-pipelining, node-redis' own turn), a
+      // busy stretch between: Redis runs it up to one more timeout after the local deadline, and
+      // what it runs after the caller was told "timeout" is given back (`#withDeadline`'s undo).
+      const localUs = op.deadline.sent(sentUs, op.storeUs ?? 0) + op.deadline.timeoutMs * 1000;
+      op.deadlineUs = this.#clock.redisUs(localUs);
       timed = true;
     }
     const [keyCount, ...args] = bucketScriptArgs(ops) as [string, ...string[]];
