@@ -30,8 +30,8 @@ const MAX_RETRIES = 3;
  * - When the timer fires, nothing is judged until the event loop's poll phase has run once more
  *   (`setImmediate`): a reply that sits in the socket is read first, and a reply read so is never
  *   a failure, however late the process got to it.
- * - The deadline only ever moves later, so the Redis-side deadline a command carries (the local
- *   one when it left, converted by `RedisClock`) is never later than the local one.
+ * - The deadline only ever moves later; the Redis-side deadline a command carries is made from it
+ *   when the command leaves (`RedisBucketStore` adds one more `timeoutMs` for a late write).
  *
  * With Redis paused, killed or slow and the event loop free, the call fails `timeoutMs` after it was
  * issued, plus one turn of the loop; with the loop blocked, after `timeoutMs` of store time.

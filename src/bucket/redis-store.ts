@@ -81,17 +81,17 @@ function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketRe
  * free, `timeoutMs` after the call plus one turn of the loop. Time the command spends in this
  * process is not the store's: a command held back by a busy event loop leaves with its whole
  * time, and a reply that has arrived is read before the call is judged, so a reply that came in
- * time is never a failure, however late the process gets to it. The script also receives the
- * deadline in Redis time, made when the command leaves, and refuses to do anything when Redis runs
- * it later, so a command that reaches Redis late (held in the client's offline queue, retried
- * after a reconnect, or sent to a paused server) has no effect; one that Redis answers `expired`
- * while the caller still waits is sent once more. Redis time is derived from the local monotonic
- * clock and the Redis time every reply carries (`RedisClock`); before the first reply the store
- * sends one `TIME` under the same deadline. The script's deadline is never later than the local
- * one (it may be earlier by up to one round trip, which only turns an answer into a retry or a
- * timeout). A consume that Redis ran before its deadline but whose reply arrived after the caller
- * was told "timeout" is given back with a refund, so a timed-out consume costs nothing; a
- * timed-out refund may still have been applied.
+ * time is never a failure, however late the process gets to it. The script also receives a
+ * deadline in Redis time, made when the command leaves (the local one plus one more `timeoutMs`,
+ * for a client that writes it later still), and refuses to do anything when Redis runs it later,
+ * so a command that reaches Redis late (held in the client's offline queue, retried after a
+ * reconnect, or sent to a paused server) has no effect; one that Redis answers `expired` while the
+ * caller still waits is sent again with its whole time, up to three times. Redis time is derived
+ * from the local monotonic clock and the Redis time every reply carries (`RedisClock`); before the
+ * first reply the store sends one `TIME` under the same deadline. A consume or take that Redis ran
+ * but whose reply arrived after the caller was told "timeout" is given back with a refund, so a
+ * timed-out consume costs nothing and a take tried again is taken once; a timed-out refund may
+ * still have been applied.
  *
  * Several buckets at once (`consumeAll`, `refundAll`, `peekAll`, `takeAll`): on a single node, one script
  * call for all of them, atomic across the keys (one `TIME`, nothing written anywhere on a
