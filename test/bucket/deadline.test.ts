@@ -217,6 +217,36 @@ describe.each(CLIENTS)('per-call deadline over %s', (name) => {
     expect(await observer.get(bucketKey('d9:', 'paused'))).toBe(stateBefore);
   });
 
+  it('judges Redis healthy while the event loop is busy in stretches longer than the deadline, other calls in flight', async () => {
+    // ioredis as the docs recommend it (auto-pipelining: it writes the command a turn later), and
+    // node-redis (which always does): a busy stretch between the store and the write.
+    const writing = await connectClient(name, server.port, { autoPipelining: true });
+    const store = new RedisBucketStore(writing.client);
+    const wide = { capacity: 1e9, refillPerSecond: 1e6 };
+    try {
+      await store.peek('warm', wide, { timeoutMs: 2000 });
+      const block = setInterval(() => busy(60), 1);
+      const others = setInterval(() => void store.peek('other', wide, { timeoutMs: 50 }).catch(() => undefined), 7);
+      let timeouts = 0;
+      try {
+        for (let call = 0; call < 30; call++) {
+          const error = await store.consume(`busy-${call}`, 1, wide, { timeoutMs: 50 }).then(
+            () => undefined,
+            (reason: unknown) => reason,
+          );
+          if (error instanceof BucketStoreTimeoutError) timeouts += 1;
+          else if (error !== undefined) throw error;
+        }
+      } finally {
+        clearInterval(block);
+        clearInterval(others);
+      }
+      expect(timeouts).toBe(0);
+    } finally {
+      await writing.close();
+    }
+  });
+
   it('survives a Redis restart (empty script cache) with a deadline set', async () => {
     const store = new RedisBucketStore(client, { prefix: 'd5:' });
     expect((await store.consume('restart', 3, policy, { timeoutMs: 1000 })).remaining).toBe(7);

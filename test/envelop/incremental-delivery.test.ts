@@ -85,6 +85,9 @@ async function settledTaken(caller: string, atLeast: number): Promise<number> {
   return taken(caller);
 }
 
+/** The last multipart answer's body. */
+let lastBody = '';
+
 /** Sends the operation for a multipart answer and reads it to its end; returns the first part's requested cost. */
 async function stream(query: string, caller: string): Promise<number> {
   const response = await fetch(url, {
@@ -95,6 +98,7 @@ async function stream(query: string, caller: string): Promise<number> {
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
   const body = await response.text();
+  lastBody = body;
   return Number(/"requestedQueryCost":(\d+)/.exec(body)?.[1]);
 }
 
@@ -117,11 +121,17 @@ it.each(cases)('charges %s the work its response shows', async (_, caller, query
   expect(await settledTaken(caller, shown)).toBe(shown);
 });
 
-it('charges a stream an error cuts short at least its estimate', async () => {
+it('charges a stream an error cuts short at least its estimate, and passes its error on', async () => {
   Object.assign(work, { lists: 0, things: 0, heavy: 0 });
-  // GraphQL Yoga ends the stream with an error after the first item: the response shows one Thing.
+  // The 300th item fails a non-null field: the stream ends with `items: null` and the error (a part
+  // that once broke the merge, and the client got INTERNAL_SERVER_ERROR instead). GraphQL Yoga's
+  // executor sends none of the items before it: the response shows one Thing.
   const query = '{ many(n: 300) @stream(initialCount: 1) { id heavy boom(at: 299) } }';
   expect(await stream(query, 'hider')).toBe(62);
+  expect(lastBody).toContain('"message":"boom"');
+  expect(lastBody).not.toContain('INTERNAL_SERVER_ERROR');
+  expect(lastBody).toContain('"items":null');
+  // Its estimate (the operation 1, many 1, 10 Things at 1 and their heavy at 5): more than one Thing shown.
   expect(await settledTaken('hider', 62)).toBe(62);
 });
 

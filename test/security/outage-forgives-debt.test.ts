@@ -13,8 +13,10 @@
  * again for as long as the store stays away; it is taken once, when the store answers again (or
  * first, when the caller's next request is decided).
  */
+import { buildSchema, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBucketStore } from '../../src/bucket/redis-store.js';
+import { chargeOperation, payDebts } from '../../src/core/charge-operation.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { costOf, startBudgetServer, testRedis, whenReady, type BudgetServer } from '../plugin/budget-server.js';
@@ -114,6 +116,101 @@ describe('while Redis is away', () => {
       await resumes.at(-1);
       // Back in Redis: the debt is taken there too (the in-process bucket stood in only while it was away).
       expect(await settled('spender', 442, 15_000)).toBe(442);
+    } finally {
+      await local.stop();
+    }
+  });
+});
+
+describe('one stand-in per caller, whatever charges them', () => {
+  const typeDefsWithSlow = `${typeDefs}
+    extend type Query { slow(first: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }`;
+  const small = { capacity: 500, refillPerSecond: 0 };
+
+  it('takes a debt recorded after the stand-in started from it too', { timeout: 30_000 }, async () => {
+    const local = await startBudgetServer(
+      { store, policy: small },
+      {
+        schema: {
+          typeDefs: typeDefsWithSlow,
+          resolvers: {
+            Query: {
+              books: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
+              // Redis stops while this runs; it returns 440 books, 439 more than priced.
+              slow: async () => {
+                redis.pause();
+                resumes.push(new Promise((resolve) => setTimeout(resolve, 4000)).then(() => redis.resume()));
+                await new Promise((resolve) => setTimeout(resolve, 400));
+                return Array.from({ length: 440 }, (_, id) => ({ id }));
+              },
+            },
+          },
+        },
+      },
+    );
+    try {
+      const owing = local.post('{ slow(first: 1) { id } }', { user: 'owner' });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Redis is away: this starts the owner's stand-in, at 500 − 3, and takes 12.
+      const during = await local.post('{ books(first: 10, pauseMs: 0) { id } }', { user: 'owner' });
+      expect(costOf(during).throttleStatus?.currentlyAvailable).toBe(485);
+      expect(costOf(await owing)).toMatchObject({ requestedQueryCost: 3, actualQueryCost: 442 });
+      // The 439 owed after the stand-in started came off it too: 46 left, so 52 does not fit.
+      const refused = await local.post('{ books(first: 50, pauseMs: 0) { id } }', { user: 'owner' });
+      expect(refused.status).toBe(429);
+      await resumes.at(-1);
+      expect(await settled('owner', 442, 15_000)).toBe(442);
+    } finally {
+      await local.stop();
+    }
+  });
+
+  it('gives a caller one stand-in across the plugin and chargeOperation, and payDebts pays what chargeOperation left owing', {
+    timeout: 30_000,
+  }, async () => {
+    const local = await startBudgetServer(
+      { store, policy: small },
+      {
+        schema: {
+          typeDefs,
+          resolvers: {
+            Query: {
+              books: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
+            },
+          },
+        },
+      },
+    );
+    try {
+      // 492 of 500 spent over HTTP, in Redis.
+      expect((await local.post('{ books(first: 490, pauseMs: 0) { id } }', { user: 'both' })).status).toBe(200);
+      const schema = buildSchema(typeDefs);
+      const charge = (first: number) =>
+        chargeOperation({
+          schema,
+          document: parse(`{ books(first: ${first}, pauseMs: 0) { id } }`),
+          key: 'both',
+          policy: small,
+          store,
+        });
+      redis.pause();
+      try {
+        // The stand-in chargeOperation uses is the plugin's: 8 left, so 7 fits once.
+        const first = await charge(5);
+        expect(first.charged).toBe(7);
+        await expect(charge(5)).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+      } finally {
+        redis.resume();
+      }
+      // A worker's operation settled while Redis is away again owes its excess; payDebts pays it.
+      await expect(settled('both', 492, 5_000)).resolves.toBe(492);
+      const worker = await charge(1);
+      redis.pause();
+      await worker.settle({ data: { books: Array.from({ length: 101 }, (_, id) => ({ id })) } });
+      setTimeout(() => redis.resume(), 300);
+      await payDebts(store, { deadlineMs: 5000 });
+      // 492 + the worker's 3 up front + its 100 owed.
+      expect(await taken('both')).toBe(595);
     } finally {
       await local.stop();
     }
