@@ -1,4 +1,5 @@
 import type { FieldNode, GraphQLError } from 'graphql';
+import type { ResponsePlan } from '../cost/response-plan.js';
 import type { FieldCostBreakdown } from '../cost/types.js';
 import type { BucketsView } from './charge.js';
 import type { Charge } from './guarded-store.js';
@@ -17,6 +18,8 @@ export interface Budget extends RequestInputs {
   priced: boolean;
   /** Whether it is free by decision (introspection alone, `introspectionOnlyIsFree`): never settled. */
   free: boolean;
+  /** The operation's compiled response walk, when its estimate came with one (see `ResponsePlan`). */
+  plan: ResponsePlan | undefined;
   /** Per-field breakdown, when the caller may and did ask for it. */
   fields: FieldCostBreakdown[] | undefined;
   fieldsTruncated: boolean;

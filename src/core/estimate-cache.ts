@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { VariableDefinitionNode } from 'graphql';
 import type { CostEstimate } from '../cost/types.js';
+import type { ResponsePlan } from '../cost/response-plan.js';
 import { variablesKey } from '../cost/variables-key.js';
 import type { CostErrorRecord } from './errors.js';
 
@@ -15,8 +16,13 @@ import type { CostErrorRecord } from './errors.js';
  * is not cached (a 1 MB variables object must not become a 1 MB cache key), nor one whose variables
  * are not JSON data; variables that price nothing are not read.
  */
-/** What the cache keeps for one key. */
-export type CachedEstimate = { readonly estimate: CostEstimate } | { readonly error: CostErrorRecord };
+/**
+ * What the cache keeps for one key: the estimate, with the operation's compiled response walk where
+ * its cost model has one (plain numbers and response keys, counted in bytes), or the error.
+ */
+export type CachedEstimate =
+  | { readonly estimate: CostEstimate; readonly plan?: ResponsePlan | undefined }
+  | { readonly error: CostErrorRecord };
 
 /**
  * Bytes one entry is counted for beyond its strings: the cache's own bookkeeping (its key and value
@@ -34,6 +40,8 @@ function sizeOf(value: CachedEstimate, key: string): number {
   if ('error' in value) {
     bytes += stringBytes(value.error.message) + stringBytes(value.error.code);
     bytes += 32 * (value.error.locations?.length ?? 0) + 8 * (value.error.positions?.length ?? 0);
+  } else if (value.plan !== undefined) {
+    bytes += value.plan.bytes;
   }
   return bytes;
 }

@@ -2,11 +2,12 @@ import { printSchema, type GraphQLSchema } from 'graphql';
 import {
   createCostAnalyzer,
   defaultChargedCost,
-  type CostAnalyzer,
   type CostAnalyzerOptions,
+  type PlanningCostAnalyzer,
 } from '../cost/analyzer.js';
 import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
 import { engineDefaults } from '../cost/engine-options.js';
+import type { ResponsePlan } from '../cost/response-plan.js';
 import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
@@ -16,6 +17,12 @@ import type { BudgetRequest, BudgetResponse } from './request.js';
 
 /** Most entries of a per-field breakdown returned to a client. */
 export const MAX_BREAKDOWN_ENTRIES = 1000;
+
+/**
+ * Most priced fields of a compiled response walk kept with an estimate; an operation with more is
+ * settled by the walk itself.
+ */
+const MAX_PLAN_FIELDS = 5000;
 
 /** What an operation is charged up front. */
 export type Price =
@@ -27,6 +34,8 @@ export type Price =
        * (`introspectionOnlyIsFree`); `requested` is then what it costs when it is not.
        */
       readonly free?: boolean;
+      /** The operation's compiled response walk, when one was kept with its estimate. */
+      readonly plan?: ResponsePlan | undefined;
       /** The per-field breakdown, when asked for (at most `MAX_BREAKDOWN_ENTRIES` entries). */
       readonly fields?: FieldCostBreakdown[];
       /** True when the breakdown had more entries than were kept. */
@@ -51,7 +60,7 @@ export class ChargeFunctionError extends TypeError {}
 
 /** One schema's cost table, as `load` read it. */
 interface LoadedSchema {
-  readonly analyzer: CostAnalyzer;
+  readonly analyzer: PlanningCostAnalyzer;
   /** The supergraph SDL of a gateway's API schema (its weights), undefined for any other schema. */
   readonly supergraphSdl: string | undefined;
   /** Names the schema in estimate-cache keys. */
@@ -107,7 +116,7 @@ export class OperationPricer<TArgs> {
     if (known !== undefined && known.supergraphSdl === supergraphSdl) return known;
     const settings =
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
-    let analyzer: CostAnalyzer;
+    let analyzer: PlanningCostAnalyzer;
     try {
       analyzer = createCostAnalyzer(schema, settings);
       this.#warnAboutFreeLists(schema, supergraphSdl, logger);
@@ -147,7 +156,7 @@ export class OperationPricer<TArgs> {
     if (this.#options.introspectionOnlyIsFree && isFreeIntrospection(request.document, request.operation)) {
       return { requested, free: true };
     }
-    if (!breakdown) return { requested };
+    if (!breakdown) return { requested, plan: outcome.plan };
     const fields = estimate.fields ?? [];
     if (fields.length <= MAX_BREAKDOWN_ENTRIES) return { requested, fields };
     return { requested, fields: fields.slice(0, MAX_BREAKDOWN_ENTRIES), fieldsTruncated: true };
@@ -159,7 +168,15 @@ export class OperationPricer<TArgs> {
    * estimate; with `incomplete`, nothing below its estimate at its place); undefined when it
    * cannot be measured (logged).
    */
-  actualCharge(request: BudgetRequest<TArgs>, response: BudgetResponse): number | undefined {
+  actualCharge(
+    request: BudgetRequest<TArgs>,
+    response: BudgetResponse,
+    plan: ResponsePlan | undefined,
+  ): number | undefined {
+    const { data, errors } = response;
+    if (plan !== undefined && !response.incomplete && typeof data === 'object' && data !== null) {
+      if (errors === null || errors.length === 0) return this.chargeOf(plan.cost(data), request.args);
+    }
     const analyzer = this.#loadedFor(request)?.analyzer;
     if (analyzer === undefined) return undefined;
     let cost: CostEstimate;
@@ -236,8 +253,29 @@ export class OperationPricer<TArgs> {
     const cached = key === undefined ? undefined : this.#cache.get(key);
     if (cached !== undefined) return cached;
     const entry = this.#estimateFresh(request, false);
-    if (key !== undefined) this.#cache.set(key, entry);
-    return entry;
+    if (key === undefined) return entry;
+    const planned = 'estimate' in entry ? { ...entry, plan: this.#planOf(loaded.analyzer, request) } : entry;
+    this.#cache.set(key, planned);
+    return planned;
+  }
+
+  /** The operation's compiled response walk, kept with its estimate (undefined when there is none). */
+  #planOf(analyzer: PlanningCostAnalyzer, request: BudgetRequest<TArgs>): ResponsePlan | undefined {
+    try {
+      return analyzer.plan(
+        {
+          document: request.document,
+          operation: request.operation,
+          operationName: request.operationName,
+          variables: request.variables ?? null,
+        },
+        MAX_PLAN_FIELDS,
+      );
+    } catch (error) {
+      // The estimate priced the same operation: a plan that cannot be built is only not kept.
+      if (costErrorRecord(error) === undefined) throw error;
+      return undefined;
+    }
   }
 
   #estimateFresh(request: BudgetRequest<TArgs>, breakdown: boolean): CachedEstimate {

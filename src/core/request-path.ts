@@ -163,6 +163,7 @@ export class RequestPath<TArgs> {
       requested: 0,
       priced: false,
       free: false,
+      plan: undefined,
       fields: undefined,
       fieldsTruncated: false,
       charge: undefined,
@@ -201,6 +202,7 @@ export class RequestPath<TArgs> {
       budget.free = true;
       budget.requested = 0;
     }
+    budget.plan = price.plan;
     budget.fields = price.fields;
     budget.fieldsTruncated = price.fieldsTruncated === true;
     const { limits } = budget;

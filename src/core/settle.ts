@@ -63,7 +63,7 @@ export class Settler<TArgs> {
     // graphql-js returns no `data` only when it ran no resolver; an execution cut short may have run some.
     if (data === undefined)
       return incomplete ? { charged: budget.requested, actual: null } : { charged: 0, actual: null };
-    const actual = this.#pricer.actualCharge(request, response);
+    const actual = this.#pricer.actualCharge(request, response, budget.plan);
     if (actual === undefined) return { charged: budget.requested, actual: null };
     const hidden = incomplete || data === null || (errors !== null && errors.length > 0);
     return { charged: hidden ? Math.max(actual, budget.requested) : actual, actual };

@@ -8,6 +8,7 @@ import { FieldCallCache, type FieldCall } from './field-call.js';
 import type { CollectedFields, FieldCollector } from './field-collector.js';
 import type { ResolvedOperation } from './operation.js';
 import { ResponseFields, type ResponseObject } from './response-fields.js';
+import { ResponsePlan, type PlannedField, type PlannedObject } from './response-plan.js';
 import { scopeBelow, type SizeScope } from './size-scope.js';
 import type { CostEstimate } from './types.js';
 
@@ -76,6 +77,51 @@ export class ActualCoster {
         ? this.mutationCost(data, errorPathsOf(errors))
         : this.objectCost(this.operation.rootType, this.rootSelectionSets, data, undefined, errorPathsOf(errors));
     return { typeCost: reported(Math.max(0, root.typeCost)), fieldCost: reported(root.fieldCost) };
+  }
+
+  /**
+   * The walk of this operation's complete, error-free responses, compiled (see `ResponsePlan`), or
+   * undefined where the plan would not price as `cost` does (a mutation, a selection under an
+   * interface or union) or would hold more than `maxFields` fields.
+   */
+  plan(maxFields: number): ResponsePlan | undefined {
+    if (this.operation.operation.operation === OperationTypeNode.MUTATION) return undefined;
+    const count = { objects: 0, fields: 0, keyCharacters: 0 };
+    const root = this.planObject(this.operation.rootType, this.rootSelectionSets, count, maxFields);
+    if (root === undefined) return undefined;
+    return new ResponsePlan(root, ResponsePlan.bytesOf(count.objects, count.fields, count.keyCharacters));
+  }
+
+  private planObject(
+    type: GraphQLObjectType,
+    selectionSets: readonly SelectionSetNode[],
+    count: { objects: number; fields: number; keyCharacters: number },
+    maxFields: number,
+  ): PlannedObject | undefined {
+    count.objects += 1;
+    const fields: PlannedField[] = [];
+    for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
+      const call = this.priced(type, nodes);
+      if (call === null) continue;
+      count.fields += 1;
+      count.keyCharacters += responseKey.length;
+      if (count.fields > maxFields) return undefined;
+      const { rule } = call;
+      let object: PlannedObject | undefined;
+      if (!rule.returnsLeaf) {
+        if (rule.objectType === undefined) return undefined;
+        object = this.planObject(rule.objectType, this.selectionSetsOf(rule, nodes), count, maxFields);
+        if (object === undefined) return undefined;
+      }
+      fields.push({
+        responseKey,
+        callCost: call.callCost,
+        listDepth: rule.listDepth,
+        leafWeight: rule.returnsLeaf ? this.table.typeWeight(rule.namedType) : undefined,
+        object,
+      });
+    }
+    return { typeWeight: this.table.typeWeight(type), fields };
   }
 
   private estimated(): StaticEstimator {

@@ -6,6 +6,7 @@ import { engineSettings } from './engine-options.js';
 import { CostAnalysisError, CostErrorCode, CostSchemaError } from './errors.js';
 import { resolveOperation } from './operation.js';
 import { pricedVariables } from './priced-variables.js';
+import type { ResponsePlan } from './response-plan.js';
 import type { ListSizeInference } from './relay-connections.js';
 import { strictListSizeProblems } from './strict-list-sizes.js';
 import { supergraphCostTable } from './supergraph.js';
@@ -47,7 +48,7 @@ export function costTableOf(
  * @throws {CostSchemaError} when the schema's cost directives are invalid (every problem listed,
  * each naming its `Type.field`), or, with `strictListSizes`, when a list's size has no bound.
  */
-export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): CostAnalyzer {
+export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): PlanningCostAnalyzer {
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = engineSettings(options, 'createCostAnalyzer');
   const table = tableFor(schema, settings);
@@ -64,7 +65,20 @@ export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerO
           incomplete: request.incomplete === true,
         }),
       ),
+    plan: (request, maxFields) => {
+      const { model } = settings;
+      if (model.plan === undefined) return undefined;
+      return priced(() => model.plan?.(inputOf(table, settings, request), maxFields));
+    },
   };
+}
+
+/**
+ * The analyzer the request path uses: beside the public methods, the compiled response walk of an
+ * operation (`CostModel.plan`), kept with its estimate.
+ */
+export interface PlanningCostAnalyzer extends CostAnalyzer {
+  plan(request: CostRequest, maxFields: number): ResponsePlan | undefined;
 }
 
 /** Request fields of `estimateCost`, beside the engine's options. */
@@ -120,7 +134,7 @@ function pricedDefinitions(
 }
 
 /** Turns the two ways graphql-js can still fail on hostile input into clear request errors. */
-function priced(compute: () => CostEstimate): CostEstimate {
+function priced<T>(compute: () => T): T {
   try {
     return compute();
   } catch (error) {

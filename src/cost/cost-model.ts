@@ -2,6 +2,7 @@ import type { CostTable, TableReading } from './cost-table.js';
 import type { ResolvedOperation } from './operation.js';
 import type { ListSizeInference } from './relay-connections.js';
 import type { ResponseError } from './error-paths.js';
+import type { ResponsePlan } from './response-plan.js';
 import type { CostEstimate, CostModelName } from './types.js';
 
 /** The engine's settings, validated once (see `engineSettings`). */
@@ -51,4 +52,10 @@ export interface CostModel {
   readonly readsEveryArgument: boolean;
   estimate(input: PricingInput, breakdown: boolean): CostEstimate;
   actual(input: PricingInput, response: PricedResponse): CostEstimate;
+  /**
+   * The walk of the operation's complete, error-free responses compiled once, pricing such a
+   * response exactly as `actual` does, for a caller that keeps it per operation; undefined where the
+   * model has none for the operation (or none at all), so `actual` prices every response.
+   */
+  plan?(input: PricingInput, maxFields: number): ResponsePlan | undefined;
 }

@@ -25,4 +25,8 @@ export const ibmCostModel: CostModel = {
       response.incomplete,
     );
   },
+  plan({ table, operation, settings }, maxFields) {
+    const collector = new FieldCollector(table.schema, operation, Number.POSITIVE_INFINITY);
+    return new ActualCoster(table, operation, collector, settings).plan(maxFields);
+  },
 };
