@@ -103,10 +103,13 @@ export class ActualCoster {
     for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
       const call = this.priced(type, nodes);
       if (call === null) continue;
+      const { rule } = call;
+      const leafWeight = rule.returnsLeaf ? this.table.typeWeight(rule.namedType) : undefined;
+      // A leaf that weighs nothing and whose call costs nothing adds 0 wherever it is (costs clamp at 0).
+      if (leafWeight !== undefined && leafWeight <= 0 && call.callCost <= 0) continue;
       count.fields += 1;
       count.keyCharacters += responseKey.length;
       if (count.fields > maxFields) return undefined;
-      const { rule } = call;
       let object: PlannedObject | undefined;
       if (!rule.returnsLeaf) {
         if (rule.objectType === undefined) return undefined;
@@ -117,7 +120,7 @@ export class ActualCoster {
         responseKey,
         callCost: call.callCost,
         listDepth: rule.listDepth,
-        leafWeight: rule.returnsLeaf ? this.table.typeWeight(rule.namedType) : undefined,
+        leafWeight,
         object,
       });
     }

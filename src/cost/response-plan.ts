@@ -14,7 +14,10 @@ export interface PlannedField {
   readonly object: PlannedObject | undefined;
 }
 
-/** The priced fields of one object type under one selection, in the response's order. */
+/**
+ * The fields of one object type under one selection that can add to the cost (a leaf that weighs
+ * nothing and costs nothing to call is left out), in the response's order.
+ */
 export interface PlannedObject {
   readonly typeWeight: number;
   readonly fields: readonly PlannedField[];
