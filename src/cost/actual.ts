@@ -82,11 +82,11 @@ export class ActualCoster {
   /**
    * The walk of this operation's complete, error-free responses, compiled (see `ResponsePlan`), or
    * undefined where the plan would not price as `cost` does (a mutation, a selection under an
-   * interface or union) or would hold more than `maxFields` fields.
+   * interface or union) or would visit more than `maxFields` fields.
    */
   plan(maxFields: number): ResponsePlan | undefined {
     if (this.operation.operation.operation === OperationTypeNode.MUTATION) return undefined;
-    const count = { objects: 0, fields: 0, keyCharacters: 0 };
+    const count = { visited: 0, objects: 0, fields: 0, keyCharacters: 0 };
     const root = this.planObject(this.operation.rootType, this.rootSelectionSets, count, maxFields);
     if (root === undefined) return undefined;
     return new ResponsePlan(root, ResponsePlan.bytesOf(count.objects, count.fields, count.keyCharacters));
@@ -95,12 +95,14 @@ export class ActualCoster {
   private planObject(
     type: GraphQLObjectType,
     selectionSets: readonly SelectionSetNode[],
-    count: { objects: number; fields: number; keyCharacters: number },
+    count: { visited: number; objects: number; fields: number; keyCharacters: number },
     maxFields: number,
   ): PlannedObject | undefined {
     count.objects += 1;
     const fields: PlannedField[] = [];
     for (const [responseKey, nodes] of this.fieldsOf(type, selectionSets)) {
+      count.visited += 1;
+      if (count.visited > maxFields) return undefined;
       const call = this.priced(type, nodes);
       if (call === null) continue;
       const { rule } = call;
@@ -109,7 +111,6 @@ export class ActualCoster {
       if (leafWeight !== undefined && leafWeight <= 0 && call.callCost <= 0) continue;
       count.fields += 1;
       count.keyCharacters += responseKey.length;
-      if (count.fields > maxFields) return undefined;
       let object: PlannedObject | undefined;
       if (!rule.returnsLeaf) {
         if (rule.objectType === undefined) return undefined;

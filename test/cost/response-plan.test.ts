@@ -103,8 +103,9 @@ describe('the compiled response walk', () => {
     expect(plan('{ media { ... on Video { length } } }')).toBeUndefined();
     expect(plan('{ users(max: 2) { age score } }', 2)).toBeUndefined();
     expect(plan('{ users(max: 2) { age score } }', 3)).toBeDefined();
-    // __typename costs nothing and is not counted.
-    expect(plan('{ __typename users(max: 2) { __typename age } }', 2)).toBeDefined();
+    // Every field visited counts, those that add nothing too.
+    expect(plan('{ __typename users(max: 2) { __typename age } }', 3)).toBeUndefined();
+    expect(plan('{ __typename users(max: 2) { __typename age } }', 4)).toBeDefined();
   });
 
   it('holds no node of the document: its size is counted from its fields', () => {
