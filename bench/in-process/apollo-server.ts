@@ -1,15 +1,12 @@
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { costDirectivesTypeDefs, queryBudgetPlugin, type BucketStore } from 'graphql-budget';
 import { UNLIMITED_POLICY } from '../http/variants.js';
-import { BOOKSTORE_QUERY, BOOKSTORE_TYPE_DEFS, bookstoreResolvers } from './bookstore.js';
+import { BOOKSTORE_TYPE_DEFS, bookstoreResolvers, type BookstoreOperation } from './bookstore.js';
 import type { InProcessReply, InProcessServer } from './variant.js';
 
 interface Context {
   caller: string;
 }
-
-/** The request as an HTTP integration hands it over: JSON body already parsed, headers lower-cased. */
-const REQUEST_BODY = JSON.stringify({ query: BOOKSTORE_QUERY });
 
 /**
  * An Apollo Server 5 over the in-process bookstore, driven through `executeHTTPGraphQLRequest`
@@ -36,13 +33,14 @@ export async function startApolloServer(store: BucketStore | undefined): Promise
           ],
   });
   await server.start();
+  // The request as an HTTP integration hands it over: JSON body already parsed, headers lower-cased.
   const headers = new HeaderMap([
     ['content-type', 'application/json'],
     ['authorization', 'Bearer bench-caller'],
   ]);
-  const request = async (): Promise<InProcessReply> => {
+  const request = async (operation: BookstoreOperation): Promise<InProcessReply> => {
     const response = await server.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers, search: '', body: JSON.parse(REQUEST_BODY) },
+      httpGraphQLRequest: { method: 'POST', headers, search: '', body: JSON.parse(operation.body) },
       context: async () => ({ caller: 'bench-caller' }),
     });
     let body: string;

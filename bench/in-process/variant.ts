@@ -1,8 +1,9 @@
 /**
- * A GraphQL server of the in-process section: anything that answers the bookstore request without
- * a socket (Apollo Server's `executeHTTPGraphQLRequest`; a Yoga server's `yoga.fetch` fits the
- * same shape).
+ * A GraphQL server of the in-process section: anything that answers the bookstore's operations
+ * without a socket (Apollo Server's `executeHTTPGraphQLRequest`; a Yoga server's `yoga.fetch` fits
+ * the same shape).
  */
+import type { BookstoreOperation } from './bookstore.js';
 
 /** One answer, as the HTTP layer would write it. */
 export interface InProcessReply {
@@ -13,8 +14,8 @@ export interface InProcessReply {
 }
 
 export interface InProcessServer {
-  /** Sends the bookstore request once. */
-  request(): Promise<InProcessReply>;
+  /** Sends `operation` once. */
+  request(operation: BookstoreOperation): Promise<InProcessReply>;
   stop(): Promise<void>;
 }
 

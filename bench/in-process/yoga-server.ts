@@ -1,14 +1,12 @@
 import { costDirectivesTypeDefs, useQueryBudget, type BucketStore } from 'graphql-budget';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { UNLIMITED_POLICY } from '../http/variants.js';
-import { BOOKSTORE_QUERY, BOOKSTORE_TYPE_DEFS, bookstoreResolvers } from './bookstore.js';
+import { BOOKSTORE_TYPE_DEFS, bookstoreResolvers, type BookstoreOperation } from './bookstore.js';
 import type { InProcessReply, InProcessServer } from './variant.js';
 
 interface Context {
   caller: string;
 }
-
-const REQUEST_BODY = JSON.stringify({ query: BOOKSTORE_QUERY });
 
 /**
  * A GraphQL Yoga 5 over the in-process bookstore, driven through `yoga.fetch` (what its Node
@@ -33,11 +31,11 @@ export async function startYogaServer(store: BucketStore | undefined): Promise<I
             }),
           ],
   });
-  const request = async (): Promise<InProcessReply> => {
+  const request = async (operation: BookstoreOperation): Promise<InProcessReply> => {
     const response = await yoga.fetch('http://localhost/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer bench-caller' },
-      body: REQUEST_BODY,
+      body: operation.body,
     });
     return { status: response.status, headers: response.headers, body: await response.text() };
   };

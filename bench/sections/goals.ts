@@ -1,6 +1,8 @@
 import { VARIANT_LABELS } from '../http/variants.js';
+import { SMALL_OPERATION } from '../in-process/bookstore.js';
 import { IN_PROCESS_VARIANTS } from '../in-process/variants.js';
 import { formatRatio, formatUs, type Goal, type Row, type SectionResult } from '../lib/report.js';
+import { rowLabel } from './in-process.js';
 
 /** Where a goal's figure comes from: a row's metrics in one section of the same run. */
 interface Source {
@@ -18,7 +20,9 @@ interface GoalSpec {
   text(metrics: Record<string, number>): string;
 }
 
-const label = (id: string): string => IN_PROCESS_VARIANTS.find((variant) => variant.id === id)!.label;
+/** The in-process section's row of a variant (by id) on the issue's operation. */
+const label = (id: string): string =>
+  rowLabel(SMALL_OPERATION, IN_PROCESS_VARIANTS.find((variant) => variant.id === id)!);
 
 const signedUs = (us: number): string => `${us >= 0 ? '+' : ''}${formatUs(us)}`;
 
