@@ -36,8 +36,8 @@ function headersOf(reply: InProcessReply): [string, string][] {
 }
 
 async function shapes(): Promise<Record<string, Shape>> {
-  const bare = await startApolloServer(undefined);
-  const plugin = await startApolloServer(new MemoryBucketStore());
+  const bare = await startApolloServer({ kind: 'bare' });
+  const plugin = await startApolloServer({ kind: 'budget', store: new MemoryBucketStore() });
   try {
     const [bareReply, pluginReply] = [await bare.request(SMALL_OPERATION), await plugin.request(SMALL_OPERATION)];
     const bareShape = { headers: headersOf(bareReply), body: bareReply.body };

@@ -121,6 +121,7 @@ function row(figure: InProcessFigures, figures: ReadonlyMap<string, InProcessFig
     requests: figure.requests,
   };
   let value = `${withIqr(cpuPerRequest, false)} CPU per request`;
+  let ratio: Row['ratio'];
   if (added !== undefined) {
     const baseline = figures.get(figureKey(operation, variant.baseline!))!;
     const [addedLow, addedHigh] = quartiles(added);
@@ -131,12 +132,25 @@ function row(figure: InProcessFigures, figures: ReadonlyMap<string, InProcessFig
       addedMicrosQ3: addedHigh,
     });
     value += `; ${withIqr(added, true)} over ${baseline.variant.label}`;
+    const reference =
+      variant.reference === undefined ? undefined : figures.get(figureKey(operation, variant.reference));
+    if (reference?.added !== undefined) {
+      // A ratio of the medians: a round's own difference is too noisy to divide by.
+      const referenceAdded = median(reference.added);
+      metrics.referenceAddedMicrosMedian = referenceAdded;
+      if (referenceAdded > 0) {
+        metrics.referenceRatio = median(added) / referenceAdded;
+        ratio = { value: metrics.referenceRatio, of: 'graphql-query-complexity' };
+      }
+    }
   }
   if (redisPerRequest !== undefined) {
     metrics.redisServerMicrosPerRequest = redisPerRequest;
     value += `; redis-server ${formatUs(redisPerRequest)} per request besides`;
   }
-  return { variant: rowLabel(operation, variant), value, metrics };
+  return ratio === undefined
+    ? { variant: rowLabel(operation, variant), value, metrics }
+    : { variant: rowLabel(operation, variant), value, metrics, ratio };
 }
 
 /**
@@ -146,7 +160,8 @@ function row(figure: InProcessFigures, figures: ReadonlyMap<string, InProcessFig
  * same number in flight, and the process CPU time (`process.cpuUsage()`, user + system) per
  * request is taken for each. A variant's cost over its baseline is the median of the per-round
  * differences, which cancels what drifts between rounds (other processes, frequency, the
- * machine's load), with their interquartile range.
+ * machine's load), with their interquartile range; the plugin's and graphql-armor's are also
+ * given as a ratio to graphql-query-complexity's on the same framework and operation.
  */
 export async function inProcess(options: InProcessOptions): Promise<InProcessResult> {
   const started = performance.now();
@@ -224,9 +239,13 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
       `${variants.length} servers in this one process, driven through \`executeHTTPGraphQLRequest\` or \`yoga.fetch\` ` +
       `(no sockets), ${inFlight} requests in flight; each operation in turn, interleaved in rounds (the order rotating): ` +
       `${samples.join('; then ')}. The process CPU time (\`process.cpuUsage()\`) per request of each server in each round. ` +
-      `The plugin's cost is the median of the per-round differences to the bare server of its framework, with their ` +
-      `interquartile range. The plugin has its default options (metrics on, no OpenTelemetry SDK registered) with ` +
-      `\`onStoreError: 'deny'\`, a 1 s store deadline and a budget no run can spend. The RedisBucketStore variants' figure is the ` +
+      `A guarded server's cost is the median of the per-round differences to the bare server of its framework, with their ` +
+      `interquartile range; the ratio is that median over graphql-query-complexity's on the same framework and operation. ` +
+      `The plugin has its default options (metrics on, no OpenTelemetry SDK registered) with ` +
+      `\`onStoreError: 'deny'\`, a 1 s store deadline and a budget no run can spend; graphql-query-complexity is \`getComplexity\` with ` +
+      `\`fieldExtensionsEstimator\` and \`simpleEstimator\` in \`didResolveOperation\` (Apollo) or \`onExecute\` (Yoga); ` +
+      `graphql-armor is \`costLimitRule\` as a validation rule (Apollo, which caches validated documents) or ` +
+      `\`costLimitPlugin\` (Yoga); both with limits no request reaches. The RedisBucketStore variants' figure is the ` +
       `client side (this process); redis-server's own CPU time, from /proc/<pid>/stat over all its rounds less its idle ` +
       `rate, is given beside it.`,
     rows: [...figures.values()].map((figure) => row(figure, figures)),
