@@ -25,7 +25,6 @@ function plugins(guard: Guard): NonNullable<YogaServerOptions<Record<string, unk
           identify: ({ contextValue }) => contextValue.caller,
           policy: UNLIMITED_POLICY,
           onStoreError: 'deny',
-          tuning: { storeTimeoutMs: 1000 },
         }),
       ];
     case 'graphql-query-complexity':

@@ -36,6 +36,10 @@ export interface InProcessFigures {
   added?: number[];
   /** redis-server CPU per request over all the variant's rounds, its idle rate taken out (µs). */
   redisPerRequest?: number;
+  /** Measured requests refused with 503 `BUDGET_UNAVAILABLE`: the store missed its deadline or failed. */
+  storeMisses: number;
+  /** The same, among the warm-up's requests (not measured). */
+  warmUpStoreMisses: number;
   /** Measured requests. */
   requests: number;
 }
@@ -50,6 +54,15 @@ export function figureKey(operation: BookstoreOperation, variantId: string): str
 /** A row's label: the variant and the operation it answered. */
 export function rowLabel(operation: BookstoreOperation, variant: InProcessVariant): string {
   return `${variant.label}; ${operation.label}`;
+}
+
+/**
+ * Whether the plugin refused the request because its store did not answer in time or failed
+ * (`onStoreError: 'deny'`): a 503 with the `BUDGET_UNAVAILABLE` code. The section counts these
+ * rather than failing the run.
+ */
+export function isStoreMiss(variant: InProcessVariant, reply: InProcessReply): boolean {
+  return variant.plugin && reply.status === 503 && reply.body.includes('"code":"BUDGET_UNAVAILABLE"');
 }
 
 /**
@@ -91,11 +104,18 @@ async function drive(
   return replies;
 }
 
-function check(variant: InProcessVariant, operation: BookstoreOperation, replies: readonly InProcessReply[]): void {
+/** Fails on any reply that is not the expected answer or a store miss; returns the store misses. */
+function check(variant: InProcessVariant, operation: BookstoreOperation, replies: readonly InProcessReply[]): number {
+  let misses = 0;
   for (const reply of replies) {
+    if (isStoreMiss(variant, reply)) {
+      misses++;
+      continue;
+    }
     const problem = replyProblem(variant, operation, reply);
     if (problem !== undefined) throw new Error(`${variant.label}, ${operation.label}: ${problem}`);
   }
+  return misses;
 }
 
 function cpuNow(): number {
@@ -148,6 +168,13 @@ function row(figure: InProcessFigures, figures: ReadonlyMap<string, InProcessFig
     metrics.redisServerMicrosPerRequest = redisPerRequest;
     value += `; redis-server ${formatUs(redisPerRequest)} per request besides`;
   }
+  if (variant.plugin) {
+    metrics.storeMisses = figure.storeMisses;
+    metrics.warmUpStoreMisses = figure.warmUpStoreMisses;
+    if (variant.redis || figure.storeMisses > 0) {
+      value += `; store-deadline misses: ${formatInt(figure.storeMisses)} of ${formatInt(figure.requests)} requests`;
+    }
+  }
   return ratio === undefined
     ? { variant: rowLabel(operation, variant), value, metrics }
     : { variant: rowLabel(operation, variant), value, metrics, ratio };
@@ -170,6 +197,7 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
   const servers = new Map<InProcessVariant, InProcessServer>();
   const figures = new Map<string, InProcessFigures>();
   let checked = 0;
+  let misses = 0;
   try {
     for (const variant of variants) servers.set(variant, await variant.start({ redisUrl }));
     // redis-server's CPU: in the Redis variants' windows, less its idle rate (its timer events)
@@ -180,8 +208,19 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
     for (const operation of BOOKSTORE_OPERATIONS) {
       const { rounds, requests, warmUp } = options.operations[operation.id];
       for (const variant of variants) {
-        check(variant, operation, await drive(servers.get(variant)!, operation, warmUp, inFlight));
-        figures.set(figureKey(operation, variant.id), { variant, operation, cpuPerRequest: [], requests: 0 });
+        const warmUpStoreMisses = check(
+          variant,
+          operation,
+          await drive(servers.get(variant)!, operation, warmUp, inFlight),
+        );
+        figures.set(figureKey(operation, variant.id), {
+          variant,
+          operation,
+          cpuPerRequest: [],
+          storeMisses: 0,
+          warmUpStoreMisses,
+          requests: 0,
+        });
       }
       for (let round = 0; round < rounds; round++) {
         for (const variant of rotate(variants, round)) {
@@ -195,10 +234,12 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
           const seconds = (performance.now() - wallBefore) / 1000;
           const redisCpu = processCpuMicros(redisPid) - redisBefore;
           const figure = figures.get(key)!;
-          check(variant, operation, replies);
+          const missed = check(variant, operation, replies);
+          figure.storeMisses += missed;
           figure.requests += requests;
           figure.cpuPerRequest.push(cpu / requests);
           checked += replies.length;
+          misses += missed;
           if (variant.redis) {
             const sum = redisRequests.get(key) ?? { us: 0, seconds: 0, requests: 0 };
             redisRequests.set(key, {
@@ -228,6 +269,7 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
     for (const server of servers.values()) await server.stop();
   }
 
+  const warmUpMisses = [...figures.values()].reduce((sum, figure) => sum + figure.warmUpStoreMisses, 0);
   const samples = BOOKSTORE_OPERATIONS.map((operation) => {
     const { rounds, requests } = options.operations[operation.id];
     return `\`${operation.query}\` (${operation.label}) in ${rounds} rounds of ${formatInt(requests)} requests per server`;
@@ -241,16 +283,20 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
       `${samples.join('; then ')}. The process CPU time (\`process.cpuUsage()\`) per request of each server in each round. ` +
       `A guarded server's cost is the median of the per-round differences to the bare server of its framework, with their ` +
       `interquartile range; the ratio is that median over graphql-query-complexity's on the same framework and operation. ` +
-      `The plugin has its default options (metrics on, no OpenTelemetry SDK registered) with ` +
-      `\`onStoreError: 'deny'\`, a 1 s store deadline and a budget no run can spend; graphql-query-complexity is \`getComplexity\` with ` +
+      `The plugin has its default options (metrics on, no OpenTelemetry SDK registered, the default store deadline) with ` +
+      `\`onStoreError: 'deny'\` and a budget no run can spend; graphql-query-complexity is \`getComplexity\` with ` +
       `\`fieldExtensionsEstimator\` and \`simpleEstimator\` in \`didResolveOperation\` (Apollo) or \`onExecute\` (Yoga); ` +
       `graphql-armor is \`costLimitRule\` as a validation rule (Apollo, which caches validated documents) or ` +
       `\`costLimitPlugin\` (Yoga); both with limits no request reaches. The RedisBucketStore variants' figure is the ` +
       `client side (this process); redis-server's own CPU time, from /proc/<pid>/stat over all its rounds less its idle ` +
-      `rate, is given beside it.`,
+      `rate, is given beside it. A store-deadline miss is a measured request the plugin refused with 503 ` +
+      `\`BUDGET_UNAVAILABLE\` because its store missed the deadline or failed (or a breaker those failures opened).`,
     rows: [...figures.values()].map((figure) => row(figure, figures)),
     notes: [
-      `All ${formatInt(checked)} measured responses were 200 with the expected data and no errors; every plugin response carried a real throttle status and a RateLimit header.`,
+      `All ${formatInt(checked)} measured responses were 200 with the expected data and no errors` +
+        (misses > 0 ? `, except ${formatInt(misses)} store-deadline misses (503 BUDGET_UNAVAILABLE)` : '') +
+        `; every ${misses > 0 ? 'other ' : ''}plugin response carried a real throttle status and a RateLimit header.`,
+      ...(warmUpMisses > 0 ? [`${formatInt(warmUpMisses)} store-deadline misses in the warm-up (not measured).`] : []),
     ],
     seconds: (performance.now() - started) / 1000,
     figures,
