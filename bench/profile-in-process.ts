@@ -1,16 +1,17 @@
 /**
  * Where the plugin's CPU time goes per request, function by function, on the built package: a
  * variant of the in-process section (bench/in-process/variants.ts) and its baseline (bare Apollo
- * Server) in this one process, answering the section's request (8 in flight) in interleaved
+ * Server) in this one process, answering one of the section's operations (8 in flight) in interleaved
  * rounds under V8's CPU profiler (the one `node --cpu-prof` starts, here through `node:inspector`
  * around the measured rounds only, after a warm-up, sampling every 100 µs). Each sample is given
  * to the variant whose round was running when it was taken; self time is summed per package,
  * file and function and divided by that variant's requests. Prints the two side by side, then the
  * built package's own functions (`dist/esm/…:line name`).
  *
- *   npm run bench:profile-in-process -- [variant] [rounds] [--functions <place>]
+ *   npm run bench:profile-in-process -- [variant] [rounds] [--operation small|large] [--functions <place>]
  *     variant      apollo-memory (default) or another id of bench/in-process/variants.ts with a baseline
  *     rounds       rounds of 1,000 requests per variant (default 20)
+ *     --operation  the operation of bench/in-process/bookstore.ts: small (default, `10 books × 3`) or large
  *     --functions  also list the functions of a place of the table, e.g. pkg/ioredis (repeatable)
  *
  * The profiler adds its own cost (10–20 % here): compare the columns, not the absolute figures
@@ -18,6 +19,7 @@
  */
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
+import { BOOKSTORE_OPERATIONS, type BookstoreOperation } from './in-process/bookstore.js';
 import type { InProcessServer, InProcessVariant } from './in-process/variant.js';
 import { IN_PROCESS_VARIANTS } from './in-process/variants.js';
 import { breakdown, printComparison, type CpuProfile } from './lib/cpu-profile.js';
@@ -29,12 +31,17 @@ const IN_FLIGHT = 8;
 const PER_ROUND = 1000;
 
 /** Sends `count` requests, 8 in flight, checking every answer. */
-async function drive(variant: InProcessVariant, server: InProcessServer, count: number): Promise<void> {
+async function drive(
+  variant: InProcessVariant,
+  server: InProcessServer,
+  operation: BookstoreOperation,
+  count: number,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next++ < count) {
-        const problem = replyProblem(variant, await server.request());
+        const problem = replyProblem(variant, operation, await server.request(operation));
         if (problem !== undefined) throw new Error(`${variant.label}: ${problem}`);
       }
     }),
@@ -45,7 +52,7 @@ const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { functions: { type: 'string', multiple: true } },
+  options: { functions: { type: 'string', multiple: true }, operation: { type: 'string', default: 'small' } },
 });
 const id = positionals[0] ?? 'apollo-memory';
 const rounds = Number(positionals[1] ?? 20);
@@ -57,12 +64,17 @@ if (variant === undefined || baseline === undefined) {
   );
   throw new RangeError(`variant must be one of ${ids.join(', ')}, got ${id}`);
 }
+const operation = BOOKSTORE_OPERATIONS.find((candidate) => candidate.id === values.operation);
+if (operation === undefined) {
+  const ids = BOOKSTORE_OPERATIONS.map((candidate) => candidate.id);
+  throw new RangeError(`--operation must be one of ${ids.join(', ')}, got ${values.operation}`);
+}
 const redis = await startBenchRedis();
 const both = [baseline, variant];
 const servers = new Map<InProcessVariant, InProcessServer>();
 try {
   for (const each of both) servers.set(each, await each.start({ redisUrl: redis.url }));
-  for (const each of both) await drive(each, servers.get(each)!, 5000);
+  for (const each of both) await drive(each, servers.get(each)!, operation, 5000);
   const windows = new Map<InProcessVariant, [number, number][]>(both.map((each) => [each, []]));
   const session = new Session();
   session.connect();
@@ -72,7 +84,7 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const each of rotate(both, round)) {
       const start = nowUs();
-      await drive(each, servers.get(each)!, PER_ROUND);
+      await drive(each, servers.get(each)!, operation, PER_ROUND);
       windows.get(each)!.push([start, nowUs()]);
     }
   }

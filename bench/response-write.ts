@@ -16,6 +16,7 @@ import { fork } from 'node:child_process';
 import { Agent, createServer, request } from 'node:http';
 import { MemoryBucketStore } from 'graphql-budget';
 import { startApolloServer } from './in-process/apollo-server.js';
+import { SMALL_OPERATION } from './in-process/bookstore.js';
 import type { InProcessReply } from './in-process/variant.js';
 import { builtScript } from './lib/paths.js';
 import { median, quartiles, rotate } from './lib/stats.js';
@@ -35,10 +36,10 @@ function headersOf(reply: InProcessReply): [string, string][] {
 }
 
 async function shapes(): Promise<Record<string, Shape>> {
-  const bare = await startApolloServer(undefined);
-  const plugin = await startApolloServer(new MemoryBucketStore());
+  const bare = await startApolloServer({ kind: 'bare' });
+  const plugin = await startApolloServer({ kind: 'budget', store: new MemoryBucketStore() });
   try {
-    const [bareReply, pluginReply] = [await bare.request(), await plugin.request()];
+    const [bareReply, pluginReply] = [await bare.request(SMALL_OPERATION), await plugin.request(SMALL_OPERATION)];
     const bareShape = { headers: headersOf(bareReply), body: bareReply.body };
     const pluginShape = { headers: headersOf(pluginReply), body: pluginReply.body };
     return {

@@ -8,7 +8,7 @@
  * with NODE_ENV=production; every import of the package resolves to `dist/` (package.json
  * `exports`), and the HTTP servers it starts are compiled scripts too.
  *
- *   npm run bench                  full run (about 6 minutes): bench/results/latest.{json,md,svg}
+ *   npm run bench                  full run (about 7 minutes): bench/results/latest.{json,md,svg}
  *   npm run bench -- --quick       CI smoke run with tiny samples: bench/results/partial.tmp/
  *   npm run bench -- --only in-process,store-throughput   some sections: bench/results/partial.tmp/
  *   npm run bench -- --out DIR     write the results to DIR instead
@@ -53,10 +53,16 @@ const SECTION_IDS = [
 ] as const;
 type SectionId = (typeof SECTION_IDS)[number];
 
-/** Sample sizes. `full` finishes in about 6 minutes on a quiet 2-core machine, `quick` in about 30 s. */
+/** Sample sizes. `full` finishes in about 7 minutes on a quiet 2-core machine, `quick` in about 30 s. */
 const SETTINGS = {
   full: {
-    inProcess: { rounds: 50, requests: 400, inFlight: 8, warmUp: 2000 },
+    inProcess: {
+      inFlight: 8,
+      operations: {
+        small: { rounds: 40, requests: 300, warmUp: 2000 },
+        large: { rounds: 40, requests: 25, warmUp: 100 },
+      },
+    },
     store: { inFlight: 64, keys: 1000, rounds: 7, seconds: 1.25 },
     memory: { keys: 200_000 },
     cost: { rounds: 21, callsPerRound: 40 },
@@ -65,7 +71,13 @@ const SETTINGS = {
     denyCache: { connections: 8, rounds: 3, seconds: 5 },
   },
   quick: {
-    inProcess: { rounds: 4, requests: 100, inFlight: 8, warmUp: 200 },
+    inProcess: {
+      inFlight: 8,
+      operations: {
+        small: { rounds: 4, requests: 100, warmUp: 200 },
+        large: { rounds: 2, requests: 10, warmUp: 10 },
+      },
+    },
     store: { inFlight: 64, keys: 1000, rounds: 2, seconds: 0.25 },
     memory: { keys: 5_000 },
     cost: { rounds: 3, callsPerRound: 5 },

@@ -1,48 +1,65 @@
-import { ApolloServer, HeaderMap } from '@apollo/server';
-import { costDirectivesTypeDefs, queryBudgetPlugin, type BucketStore } from 'graphql-budget';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import type { ValidationRule } from 'graphql';
+import { costDirectivesTypeDefs, queryBudgetPlugin } from 'graphql-budget';
 import { UNLIMITED_POLICY } from '../http/variants.js';
-import { BOOKSTORE_QUERY, BOOKSTORE_TYPE_DEFS, bookstoreResolvers } from './bookstore.js';
-import type { InProcessReply, InProcessServer } from './variant.js';
+import { BOOKSTORE_TYPE_DEFS, bookstoreResolvers, type BookstoreOperation } from './bookstore.js';
+import { ARMOR_COST_LIMIT, queryComplexityPlugin } from './peers.js';
+import type { Guard, InProcessReply, InProcessServer } from './variant.js';
 
 interface Context {
   caller: string;
 }
 
-/** The request as an HTTP integration hands it over: JSON body already parsed, headers lower-cased. */
-const REQUEST_BODY = JSON.stringify({ query: BOOKSTORE_QUERY });
+/**
+ * What `guard` adds to the server. The budget plugin has its default options (among them the
+ * store's deadline) except a budget no run can spend and `onStoreError: 'deny'`, so that a store
+ * call that fails or misses its deadline is a 503 the section counts, never an uncharged pass.
+ * graphql-armor's cost limit is its `costLimitRule` as a validation rule, as it is documented for
+ * Apollo Server.
+ */
+function guarded(guard: Guard): { plugins: ApolloServerPlugin<Context>[]; validationRules: ValidationRule[] } {
+  switch (guard.kind) {
+    case 'bare':
+      return { plugins: [], validationRules: [] };
+    case 'budget':
+      return {
+        plugins: [
+          queryBudgetPlugin<Context>({
+            store: guard.store,
+            identify: ({ contextValue }) => contextValue.caller,
+            policy: UNLIMITED_POLICY,
+            onStoreError: 'deny',
+          }),
+        ],
+        validationRules: [],
+      };
+    case 'graphql-query-complexity':
+      return { plugins: [queryComplexityPlugin()], validationRules: [] };
+    case 'graphql-armor-cost-limit':
+      return { plugins: [], validationRules: [costLimitRule(ARMOR_COST_LIMIT)] };
+  }
+}
 
 /**
  * An Apollo Server 5 over the in-process bookstore, driven through `executeHTTPGraphQLRequest`
- * (what every HTTP integration calls, without the socket), with the budget plugin on `store` or
- * bare when `store` is undefined. The plugin has its default options except a budget no run can
- * spend, and `onStoreError: 'deny'` with a 1 s deadline, so that a store failure is a 503 the
- * bench counts, never an uncharged pass; neither changes what a successful request runs.
+ * (what every HTTP integration calls, without the socket), guarded by `guard`.
  */
-export async function startApolloServer(store: BucketStore | undefined): Promise<InProcessServer> {
+export async function startApolloServer(guard: Guard): Promise<InProcessServer> {
   const server = new ApolloServer<Context>({
     typeDefs: [costDirectivesTypeDefs, BOOKSTORE_TYPE_DEFS],
     resolvers: bookstoreResolvers,
-    plugins:
-      store === undefined
-        ? []
-        : [
-            queryBudgetPlugin<Context>({
-              store,
-              identify: ({ contextValue }) => contextValue.caller,
-              policy: UNLIMITED_POLICY,
-              onStoreError: 'deny',
-              tuning: { storeTimeoutMs: 1000 },
-            }),
-          ],
+    ...guarded(guard),
   });
   await server.start();
+  // The request as an HTTP integration hands it over: JSON body already parsed, headers lower-cased.
   const headers = new HeaderMap([
     ['content-type', 'application/json'],
     ['authorization', 'Bearer bench-caller'],
   ]);
-  const request = async (): Promise<InProcessReply> => {
+  const request = async (operation: BookstoreOperation): Promise<InProcessReply> => {
     const response = await server.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers, search: '', body: JSON.parse(REQUEST_BODY) },
+      httpGraphQLRequest: { method: 'POST', headers, search: '', body: JSON.parse(operation.body) },
       context: async () => ({ caller: 'bench-caller' }),
     });
     let body: string;

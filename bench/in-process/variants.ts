@@ -7,9 +7,11 @@ import type { InProcessServer, InProcessVariant } from './variant.js';
 
 /**
  * The servers the in-process section runs side by side, in one process, interleaved round by
- * round: each framework's bare server and its plugin variants (Apollo Server through
- * `executeHTTPGraphQLRequest`, GraphQL Yoga through `yoga.fetch`). The section and the goals read
- * the list.
+ * round: each framework's bare server, its plugin variants and the peers wired as their users wire
+ * them (Apollo Server through `executeHTTPGraphQLRequest`, GraphQL Yoga through `yoga.fetch`).
+ * Every guarded variant is compared with its framework's bare server, and the plugin's and
+ * graphql-armor's added CPU with graphql-query-complexity's on the same framework. The section and
+ * the goals read the list.
  */
 export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
   {
@@ -17,27 +19,29 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
     label: 'Apollo Server, bare',
     plugin: false,
     redis: false,
-    start: () => startApolloServer(undefined),
+    start: () => startApolloServer({ kind: 'bare' }),
   },
   {
     id: 'apollo-memory',
     label: 'Apollo Server + plugin + MemoryBucketStore',
     baseline: 'apollo-bare',
+    reference: 'apollo-query-complexity',
     plugin: true,
     redis: false,
-    start: () => startApolloServer(new MemoryBucketStore()),
+    start: () => startApolloServer({ kind: 'budget', store: new MemoryBucketStore() }),
   },
   {
     id: 'apollo-redis',
     label: 'Apollo Server + plugin + RedisBucketStore',
     baseline: 'apollo-bare',
+    reference: 'apollo-query-complexity',
     plugin: true,
     redis: true,
     start: async ({ redisUrl }): Promise<InProcessServer> => {
       // The example's client (docs/operations.md, "Adding the plugin"): auto-pipelining, no offline queue.
       const selected = storeFromEnv({ REDIS_URL: redisUrl });
       if (!(await selected.ready())) throw new Error(`store not ready: ${selected.description}`);
-      const server = await startApolloServer(selected.store);
+      const server = await startApolloServer({ kind: 'budget', store: selected.store });
       return { request: server.request, stop: () => server.stop().finally(() => selected.close()) };
     },
   },
@@ -45,6 +49,7 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
     id: 'apollo-redis-unpipelined',
     label: 'Apollo Server + plugin + RedisBucketStore, ioredis without auto-pipelining',
     baseline: 'apollo-bare',
+    reference: 'apollo-query-complexity',
     plugin: true,
     redis: true,
     start: async ({ redisUrl }): Promise<InProcessServer> => {
@@ -57,36 +62,72 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
         lazyConnect: true,
       });
       await client.connect();
-      const server = await startApolloServer(new RedisBucketStore(client));
+      const server = await startApolloServer({ kind: 'budget', store: new RedisBucketStore(client) });
       return { request: server.request, stop: () => server.stop().finally(() => client.disconnect()) };
     },
+  },
+  {
+    id: 'apollo-query-complexity',
+    label: 'Apollo Server + graphql-query-complexity',
+    baseline: 'apollo-bare',
+    plugin: false,
+    redis: false,
+    start: () => startApolloServer({ kind: 'graphql-query-complexity' }),
+  },
+  {
+    id: 'apollo-armor-cost-limit',
+    label: 'Apollo Server + graphql-armor cost limit',
+    baseline: 'apollo-bare',
+    reference: 'apollo-query-complexity',
+    plugin: false,
+    redis: false,
+    start: () => startApolloServer({ kind: 'graphql-armor-cost-limit' }),
   },
   {
     id: 'yoga-bare',
     label: 'GraphQL Yoga, bare',
     plugin: false,
     redis: false,
-    start: () => startYogaServer(undefined),
+    start: () => startYogaServer({ kind: 'bare' }),
   },
   {
     id: 'yoga-memory',
     label: 'GraphQL Yoga + plugin + MemoryBucketStore',
     baseline: 'yoga-bare',
+    reference: 'yoga-query-complexity',
     plugin: true,
     redis: false,
-    start: () => startYogaServer(new MemoryBucketStore()),
+    start: () => startYogaServer({ kind: 'budget', store: new MemoryBucketStore() }),
   },
   {
     id: 'yoga-redis',
     label: 'GraphQL Yoga + plugin + RedisBucketStore',
     baseline: 'yoga-bare',
+    reference: 'yoga-query-complexity',
     plugin: true,
     redis: true,
     start: async ({ redisUrl }): Promise<InProcessServer> => {
       const selected = storeFromEnv({ REDIS_URL: redisUrl });
       if (!(await selected.ready())) throw new Error(`store not ready: ${selected.description}`);
-      const server = await startYogaServer(selected.store);
+      const server = await startYogaServer({ kind: 'budget', store: selected.store });
       return { request: server.request, stop: () => server.stop().finally(() => selected.close()) };
     },
+  },
+  {
+    id: 'yoga-query-complexity',
+    label: 'GraphQL Yoga + graphql-query-complexity',
+    baseline: 'yoga-bare',
+    plugin: false,
+    redis: false,
+    start: () => startYogaServer({ kind: 'graphql-query-complexity' }),
+  },
+  {
+    id: 'yoga-armor-cost-limit',
+    label: 'GraphQL Yoga + graphql-armor cost limit',
+    baseline: 'yoga-bare',
+    reference: 'yoga-query-complexity',
+    plugin: false,
+    redis: false,
+    start: () => startYogaServer({ kind: 'graphql-armor-cost-limit' }),
   },
 ];

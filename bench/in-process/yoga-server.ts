@@ -1,43 +1,55 @@
-import { costDirectivesTypeDefs, useQueryBudget, type BucketStore } from 'graphql-budget';
-import { createSchema, createYoga } from 'graphql-yoga';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { costDirectivesTypeDefs, useQueryBudget } from 'graphql-budget';
+import { createSchema, createYoga, type YogaServerOptions } from 'graphql-yoga';
 import { UNLIMITED_POLICY } from '../http/variants.js';
-import { BOOKSTORE_QUERY, BOOKSTORE_TYPE_DEFS, bookstoreResolvers } from './bookstore.js';
-import type { InProcessReply, InProcessServer } from './variant.js';
+import { BOOKSTORE_TYPE_DEFS, bookstoreResolvers, type BookstoreOperation } from './bookstore.js';
+import { ARMOR_COST_LIMIT, useQueryComplexity } from './peers.js';
+import type { Guard, InProcessReply, InProcessServer } from './variant.js';
 
 interface Context {
   caller: string;
 }
 
-const REQUEST_BODY = JSON.stringify({ query: BOOKSTORE_QUERY });
+/**
+ * What `guard` adds to the server: the same options as the Apollo Server variants
+ * (apollo-server.ts); graphql-armor's cost limit is its Envelop plugin, `costLimitPlugin`.
+ */
+function plugins(guard: Guard): NonNullable<YogaServerOptions<Record<string, unknown>, Context>['plugins']> {
+  switch (guard.kind) {
+    case 'bare':
+      return [];
+    case 'budget':
+      return [
+        useQueryBudget<Context>({
+          store: guard.store,
+          identify: ({ contextValue }) => contextValue.caller,
+          policy: UNLIMITED_POLICY,
+          onStoreError: 'deny',
+        }),
+      ];
+    case 'graphql-query-complexity':
+      return [useQueryComplexity()];
+    case 'graphql-armor-cost-limit':
+      return [costLimitPlugin(ARMOR_COST_LIMIT)];
+  }
+}
 
 /**
  * A GraphQL Yoga 5 over the in-process bookstore, driven through `yoga.fetch` (what its Node
- * adapter calls, without the socket), with the budget plugin on `store` or bare when `store` is
- * undefined: the same options as the Apollo Server variants (apollo-server.ts).
+ * adapter calls, without the socket), guarded by `guard`.
  */
-export async function startYogaServer(store: BucketStore | undefined): Promise<InProcessServer> {
+export async function startYogaServer(guard: Guard): Promise<InProcessServer> {
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema: createSchema({ typeDefs: [costDirectivesTypeDefs, BOOKSTORE_TYPE_DEFS], resolvers: bookstoreResolvers }),
     logging: false,
     context: () => ({ caller: 'bench-caller' }),
-    plugins:
-      store === undefined
-        ? []
-        : [
-            useQueryBudget<Context>({
-              store,
-              identify: ({ contextValue }) => contextValue.caller,
-              policy: UNLIMITED_POLICY,
-              onStoreError: 'deny',
-              tuning: { storeTimeoutMs: 1000 },
-            }),
-          ],
+    plugins: plugins(guard),
   });
-  const request = async (): Promise<InProcessReply> => {
+  const request = async (operation: BookstoreOperation): Promise<InProcessReply> => {
     const response = await yoga.fetch('http://localhost/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer bench-caller' },
-      body: REQUEST_BODY,
+      body: operation.body,
     });
     return { status: response.status, headers: response.headers, body: await response.text() };
   };

@@ -29,7 +29,8 @@ export function renderSvg(run: RunResult): string {
     ...charted.flatMap((group) => group.rows.map((row) => Math.max(row.ratio!.value, row.goal?.target ?? 0))),
   );
   const scaleMax = Math.min(4, Math.ceil(largest * 1.1 * 4) / 4);
-  const x = (ratio: number): number => LABEL + (Math.min(ratio, scaleMax) / scaleMax) * PLOT;
+  // A ratio below 0 (a difference to the baseline that came out negative) is drawn as no bar.
+  const x = (ratio: number): number => LABEL + (Math.min(Math.max(ratio, 0), scaleMax) / scaleMax) * PLOT;
 
   const parts: string[] = [];
   let y = 54;
