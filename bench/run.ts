@@ -60,7 +60,7 @@ const SETTINGS = {
       inFlight: 8,
       operations: {
         small: { rounds: 40, requests: 300, warmUp: 2000 },
-        large: { rounds: 40, requests: 25, warmUp: 100 },
+        large: { rounds: 120, requests: 10, warmUp: 100 },
       },
     },
     store: { inFlight: 64, keys: 1000, rounds: 7, seconds: 1.25 },
