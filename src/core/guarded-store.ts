@@ -146,6 +146,11 @@ export class GuardedStore {
    * taken with `consume`). Returns the buckets afterwards, or undefined when the store did not
    * answer (the excess is then lost).
    */
+  /** The store it guards. */
+  get primary(): BucketStore {
+    return this.#store;
+  }
+
   async take(
     store: BucketStore,
     limits: readonly BucketLimit[],

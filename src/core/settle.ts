@@ -42,11 +42,14 @@ export class Settler<TArgs> {
       const tokensTaken = charge?.status === 'answered' && charge.answer.allowed;
       if (tokensTaken && difference !== 0 && budget.view !== undefined) {
         const { logger } = request;
-        // A refund the store does not answer is lost (the caller paid the estimate); a take is owed.
+        // A refund goes where the charge was taken, and one the store does not answer is lost (the
+        // caller paid the estimate). A take is the store's, even where the in-process stand-in took
+        // the charge while the store was away: one it does not answer is owed to it (and taken from
+        // the stand-in too), so no outage forgives it.
         const after =
           difference > 0
             ? await this.#guard.refund(charge.store, limits, difference, logger)
-            : await this.#debts.take(this.#guard, charge.store, limits, -difference, logger);
+            : await this.#debts.take(this.#guard, this.#guard.primary, limits, -difference, logger);
         if (after) budget.view = settledView(budget.view, after);
       }
     }

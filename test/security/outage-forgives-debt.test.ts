@@ -216,3 +216,45 @@ describe('one stand-in per caller, whatever charges them', () => {
     }
   });
 });
+
+describe('an operation the stand-in charged', () => {
+  it('owes Redis what its response shows beyond its price, taken once Redis is back', { timeout: 30_000 }, async () => {
+    // Found by the second review: the excess was taken from the stand-in alone and forgotten with it
+    // (Redis paused 8 s: a caller whose operations showed 114 tokens of work priced 42 lost none in Redis).
+    const small = { capacity: 500, refillPerSecond: 0 };
+    const local = await startBudgetServer(
+      { store, policy: small },
+      {
+        schema: {
+          typeDefs: `${typeDefs}\nextend type Query { many(first: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }`,
+          resolvers: {
+            Query: {
+              books: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
+              many: () => Array.from({ length: 440 }, (_, id) => ({ id })),
+            },
+          },
+        },
+      },
+    );
+    try {
+      // 3 taken in Redis.
+      expect((await local.post('{ books(first: 1, pauseMs: 0) { id } }', { user: 'stood-in' })).status).toBe(200);
+      redis.pause();
+      try {
+        // Redis is away: the stand-in takes the 3 priced up front; the response shows 442.
+        const reply = await local.post('{ many(first: 1) { id } }', { user: 'stood-in' });
+        expect(reply.status).toBe(200);
+        expect(costOf(reply)).toMatchObject({ requestedQueryCost: 3, actualQueryCost: 442 });
+        // The excess came off the stand-in too: 497 − 3 − 439 = 55 left, so 52 fits and 102 then does not.
+        expect((await local.post('{ books(first: 50, pauseMs: 0) { id } }', { user: 'stood-in' })).status).toBe(200);
+        expect((await local.post('{ books(first: 50, pauseMs: 0) { id } }', { user: 'stood-in' })).status).toBe(429);
+      } finally {
+        redis.resume();
+      }
+      // Redis: the 3 before the outage and the 439 owed (what the stand-in took up front was the outage's).
+      expect(await settled('stood-in', 442, 15_000)).toBe(442);
+    } finally {
+      await local.stop();
+    }
+  });
+});
