@@ -1,5 +1,6 @@
 import { BucketStoreTimeoutError } from './errors.js';
 import { localUs } from './redis-clock.js';
+import { MAX_TIMEOUT_MS } from './validate.js';
 
 /**
  * Least store time a command gets when it leaves this process after its call's time ran out while
@@ -155,7 +156,9 @@ class DeadlineWatch {
   #arm(dueUs: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedUs = dueUs;
-    this.#timer = setTimeout(this.#fire, Math.max(1, Math.ceil((dueUs - localUs()) / 1000)));
+    // Node fires a longer timer after 1 ms: one that long fires early, finds nothing due and re-arms.
+    const delayMs = Math.min(MAX_TIMEOUT_MS, Math.max(1, Math.ceil((dueUs - localUs()) / 1000)));
+    this.#timer = setTimeout(this.#fire, delayMs);
   }
 
   readonly #fire = (): void => {

@@ -53,8 +53,8 @@ export interface BucketResult {
 export interface BucketCallOptions {
   /**
    * Answer within this many milliseconds or reject with `BucketStoreTimeoutError`; a command that
-   * reaches Redis after the deadline has no effect (see `RedisBucketStore`). Must be a finite
-   * number > 0. `MemoryBucketStore` answers synchronously, so it always meets the deadline.
+   * reaches Redis after the deadline has no effect (see `RedisBucketStore`). Must be a number
+   * > 0 and at most 2,147,483,647 (Node's longest timer). `MemoryBucketStore` answers synchronously, so it always meets the deadline.
    * @default undefined (no deadline)
    */
   timeoutMs?: number;

@@ -86,14 +86,21 @@ export function checkLimits(limits: unknown): asserts limits is readonly BucketL
   }
 }
 
-/** Throws unless `options` is absent or has an absent or finite `timeoutMs` > 0. */
+/** Longest timer Node keeps (ms): a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Throws unless `options` is absent or has an absent `timeoutMs` > 0 and ≤ `MAX_TIMEOUT_MS`. */
 export function checkCallOptions(options: unknown): asserts options is BucketCallOptions | undefined {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`options must be an object { timeoutMs? }, got ${describe(options)}`);
   }
   const { timeoutMs } = options as Record<string, unknown>;
-  if (timeoutMs !== undefined) checkNumber('options.timeoutMs', timeoutMs, true);
+  if (timeoutMs === undefined) return;
+  checkNumber('options.timeoutMs', timeoutMs, true);
+  if ((timeoutMs as number) > MAX_TIMEOUT_MS) {
+    throw new RangeError(`options.timeoutMs must be at most ${MAX_TIMEOUT_MS} (about 24.8 days), got ${timeoutMs}`);
+  }
 }
 
 /** Checks the arguments of one store call; `amountName` is 'cost' or 'amount' (absent for peek). */

@@ -88,6 +88,37 @@ describe.each(CLIENTS)('per-call deadline over %s', (name) => {
     expect(await observer.get(key)).toBe(stateBefore);
   });
 
+  it('keeps one timer for calls of every length: a short call trips on time beside the longest one, and nothing spins', async () => {
+    // Found by the second review: a timeoutMs beyond Node's longest timer re-armed the watch every
+    // millisecond (1,600 TimeoutOverflowWarnings and 208 ms of CPU in 2 s); such a value is refused
+    // now, and the longest one Node keeps sleeps.
+    const store = new RedisBucketStore(client, { prefix: 'd0:' });
+    await store.peek('long', policy, { timeoutMs: 1000 });
+    await expect(store.consume('long', 1, policy, { timeoutMs: 3e9 })).rejects.toThrow(
+      new RangeError('options.timeoutMs must be at most 2147483647 (about 24.8 days), got 3000000000'),
+    );
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    server.pause();
+    try {
+      const longest = store.consume('long', 1, policy, { timeoutMs: 2_147_483_647 });
+      longest.catch(() => undefined);
+      const cpuBefore = process.cpuUsage();
+      const short = await timed(store.consume('short', 1, policy, { timeoutMs: 30 }));
+      await sleep(300);
+      const cpu = process.cpuUsage(cpuBefore);
+      expect(short.error).toBeInstanceOf(BucketStoreTimeoutError);
+      expect(short.ms).toBeLessThan(30 + MARGIN_MS);
+      // Idle but for the two calls in flight: no timer firing every millisecond.
+      expect((cpu.user + cpu.system) / 1000).toBeLessThan(60);
+    } finally {
+      server.resume();
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((warning) => warning.name)).not.toContain('TimeoutOverflowWarning');
+  });
+
   it('meets the deadline before the store has measured the Redis clock', async () => {
     const fresh = await connectClient(name, server.port);
     try {

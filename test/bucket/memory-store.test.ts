@@ -130,6 +130,9 @@ describe('MemoryBucketStore', () => {
     await expect(store.consume('a', 1, policy, { timeoutMs: -5 })).rejects.toThrow(
       new RangeError('options.timeoutMs must be a finite number > 0, got -5'),
     );
+    await expect(store.consume('a', 1, policy, { timeoutMs: 2 ** 31 })).rejects.toThrow(
+      new RangeError('options.timeoutMs must be at most 2147483647 (about 24.8 days), got 2147483648'),
+    );
     await expect(store.consume('a', 1, { capacity: -1, refillPerSecond: 1 })).rejects.toThrow(
       new RangeError('policy.capacity must be a finite number > 0, got -1'),
     );
