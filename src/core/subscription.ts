@@ -77,8 +77,11 @@ class BudgetedEvents<TArgs> implements AsyncGenerator<ExecutionResult, void, unk
     const event = await this.#subscription.again();
     const refusal = event.refusal();
     if (refusal !== undefined) {
+      // A client that left while the charge was decided is sent nothing; the refusal is still reported.
+      const left = this.#ended;
       this.#end();
-      return { done: false, value: (await event.answer({ kind: 'refuse', error: refusal })).result };
+      const { result } = await event.answer({ kind: 'refuse', error: refusal });
+      return left ? DONE : { done: false, value: result };
     }
     if (this.#ended) {
       await event.finish(NOT_RESOLVED);

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startGraphqlWsServer } from '../support/graphql-ws-server.js';
 import { MemoryBucketStore } from '../../src/bucket/memory-store.js';
+import type { BucketStore } from '../../src/bucket/types.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 import { useQueryBudget } from '../../src/envelop/use-query-budget.js';
 import { graphqlWsBudget } from '../../src/graphql-ws/graphql-ws-budget.js';
@@ -198,6 +199,61 @@ describe.skipIf(serverKind() === 'yoga')('over graphql-ws', () => {
       expect(policy.capacity - (await store.peek('quiet', policy)).remaining).toBe(takenBefore);
     } finally {
       await client.dispose();
+    }
+  });
+});
+
+describe.skipIf(serverKind() === 'yoga')('over graphql-ws, an event that cannot be paid', () => {
+  it('sends no refusal after the client completed while the charge was being decided', async () => {
+    // Found by the third review: with the store slow, a client that sent `complete` while its next
+    // event was being charged still received that event's RATE_LIMITED `next` (5 runs of 5).
+    const topics = new Topics();
+    const memory = new MemoryBucketStore();
+    let delayMs = 0;
+    const later = <T>(answer: Promise<T>): Promise<T> =>
+      delayMs === 0 ? answer : new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => answer);
+    // A store that answers in 40 ms when asked to, within the 50 ms deadline.
+    const slow: BucketStore = {
+      consume: (key, cost, limitPolicy, options) => later(memory.consume(key, cost, limitPolicy, options)),
+      consumeAll: (limits, cost, options) => later(memory.consumeAll(limits, cost, options)),
+      refund: (key, amount, limitPolicy, options) => memory.refund(key, amount, limitPolicy, options),
+      refundAll: (limits, amount, options) => memory.refundAll(limits, amount, options),
+      peek: (key, limitPolicy, options) => memory.peek(key, limitPolicy, options),
+      peekAll: (limits, options) => memory.peekAll(limits, options),
+      takeAll: (limits, amount, options) => memory.takeAll(limits, amount, options),
+    };
+    const schema = buildSchema(typeDefs);
+    const { url, close } = await startGraphqlWsServer({
+      schema,
+      roots: { subscription: { topic: ({ quiet }: { quiet: boolean }) => topics.source(quiet) } },
+      // subscription { topic { n } } costs 3: the subscription and one event fit in 6, a second event does not.
+      ...graphqlWsBudget({ store: slow, policy: { capacity: 6, refillPerSecond: 0 }, identify: () => 'one' }),
+    });
+    const socket = new WebSocket(url, 'graphql-transport-ws');
+    try {
+      const messages: { type: string; id?: string; at: number }[] = [];
+      socket.on('message', (data) => messages.push({ ...JSON.parse(String(data)), at: performance.now() }));
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(JSON.stringify({ type: 'connection_init' }));
+      await until(() => messages.some((message) => message.type === 'connection_ack'));
+      socket.send(
+        JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { topic(quiet: true) { n } }' } }),
+      );
+      await until(() => topics.created === 1);
+      topics.publish(1);
+      await until(() => messages.some((message) => message.type === 'next'));
+      delayMs = 40;
+      topics.publish(2); // its charge is refused, 40 ms from now
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      socket.send(JSON.stringify({ id: '1', type: 'complete' }));
+      const completedAt = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(messages.filter((message) => message.type === 'next')).toHaveLength(1);
+      expect(messages.filter((message) => message.id === '1' && message.at > completedAt)).toEqual([]);
+      expect(topics.live).toBe(0);
+    } finally {
+      socket.close();
+      await close();
     }
   });
 });
