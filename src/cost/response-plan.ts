@@ -68,8 +68,10 @@ export class ResponsePlan {
     const { fields } = plan;
     for (let index = 0; index < fields.length; index++) {
       const field = fields[index] as PlannedField;
-      if (!Object.hasOwn(value, field.responseKey)) continue;
-      this.#value(field, field.listDepth, value[field.responseKey]);
+      const returned = value[field.responseKey];
+      // Execution writes every key it collected (null, never undefined): the own-key check is the exception.
+      if (returned === undefined && !Object.hasOwn(value, field.responseKey)) continue;
+      this.#value(field, field.listDepth, returned);
       typeCost += Math.max(0, this.#typeCost);
       fieldCost += Math.max(0, field.callCost + this.#fieldCost);
     }
@@ -84,6 +86,10 @@ export class ResponsePlan {
     if (value === null || value === undefined) return;
     if (depth > 0) {
       if (!Array.isArray(value)) return;
+      if (depth === 1 && (field.object === undefined || field.object.fields.length === 0)) {
+        this.#typeCost = weightOfItems(field, value);
+        return;
+      }
       let typeCost = 0;
       let fieldCost = 0;
       for (let index = 0; index < value.length; index++) {
@@ -102,4 +108,21 @@ export class ResponsePlan {
     }
     if (typeof value === 'object') this.#object(object, value as Readonly<Record<string, unknown>>);
   }
+}
+
+/**
+ * The items of a list whose items are priced by their type's weight alone (leaves, or objects
+ * whose selection prices nothing): that weight for every item that is not null (an object item
+ * only where it is an object).
+ */
+function weightOfItems(field: PlannedField, items: readonly unknown[]): number {
+  const { object } = field;
+  const weight = object === undefined ? (field.leafWeight as number) : object.typeWeight;
+  // Added item by item, as the walk adds them (a fractional weight times a count may round otherwise).
+  let typeCost = 0;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    if (item !== null && item !== undefined && (object === undefined || typeof item === 'object')) typeCost += weight;
+  }
+  return typeCost;
 }

@@ -13,6 +13,7 @@ const schema = buildSchema(`${costDirectivesTypeDefs}
     users(max: Int): [User] @listSize(slicingArguments: ["max"])
     grid: [[Cell!]] @listSize(assumedSize: 2)
     tags: [String] @cost(weight: "3") @listSize(assumedSize: 4)
+    ratios: [Ratio] @listSize(assumedSize: 4)
     media: [Media] @listSize(assumedSize: 3)
     discount: Discount
   }
@@ -23,7 +24,8 @@ const schema = buildSchema(`${costDirectivesTypeDefs}
       @listSize(slicingArguments: ["first"], requireOneSlicingArgument: false)
   }
   scalar Score @cost(weight: "7")
-  type Cell @cost(weight: "4") { value: Int }
+  scalar Ratio @cost(weight: "0.1")
+  type Cell @cost(weight: "0.1") { value: Int }
   type Discount @cost(weight: "-3") { percent: Int @cost(weight: "-2") }
   type Video { length: Int }
   type Audio { codec: String }
@@ -41,6 +43,7 @@ const document = parse(`
     }
     grid { value }
     tags
+    ratios
     discount { percent }
     __typename
   }
@@ -77,9 +80,10 @@ describe('the compiled response walk', () => {
           data: fc.record({
             users: maybe(fc.array(maybe(user(variables.withAge)), { maxLength: 5 })),
             grid: maybe(
-              fc.array(maybe(fc.array(fc.record({ value: maybe(fc.integer()) }), { maxLength: 3 })), { maxLength: 3 }),
+              fc.array(maybe(fc.array(fc.record({ value: maybe(fc.integer()) }), { maxLength: 12 })), { maxLength: 3 }),
             ),
             tags: maybe(fc.array(maybe(fc.string()), { maxLength: 6 })),
+            ratios: maybe(fc.array(maybe(fc.double()), { maxLength: 14 })),
             discount: maybe(fc.record({ percent: maybe(fc.integer()) })),
             __typename: fc.constant('Query'),
           }),
