@@ -61,6 +61,7 @@ const SETTINGS = {
       operations: {
         small: { rounds: 40, requests: 300, warmUp: 2000 },
         large: { rounds: 120, requests: 10, warmUp: 100 },
+        variable: { rounds: 24, requests: 3, warmUp: 6 },
       },
     },
     store: { inFlight: 64, keys: 1000, rounds: 7, seconds: 1.25 },
@@ -76,6 +77,7 @@ const SETTINGS = {
       operations: {
         small: { rounds: 4, requests: 100, warmUp: 200 },
         large: { rounds: 2, requests: 10, warmUp: 10 },
+        variable: { rounds: 2, requests: 1, warmUp: 1 },
       },
     },
     store: { inFlight: 64, keys: 1000, rounds: 2, seconds: 0.25 },

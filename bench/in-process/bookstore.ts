@@ -29,7 +29,8 @@ export const BOOKSTORE_TYPE_DEFS = /* GraphQL */ `
   }
 
   type Query {
-    books(first: Int!): [Book!]! @listSize(slicingArguments: ["first"])
+    "tags: filters no book; a variable no pricing reads (the big-variable operation)."
+    books(first: Int!, tags: [String!]): [Book!]! @listSize(slicingArguments: ["first"])
   }
 `;
 
@@ -71,7 +72,7 @@ export const bookstoreResolvers = {
 
 /** One operation the section sends, with the answer every server must give it. */
 export interface BookstoreOperation {
-  id: 'small' | 'large';
+  id: 'small' | 'large' | 'variable';
   /** As printed: `10 books × 3`. */
   label: string;
   query: string;
@@ -125,4 +126,27 @@ export const SMALL_OPERATION = operation('small', 10, 3, ['title']);
 /** A large page: 3,701 resolver calls. */
 export const LARGE_OPERATION = operation('large', 100, 10, ['id', 'title', 'year']);
 
-export const BOOKSTORE_OPERATIONS: readonly BookstoreOperation[] = [SMALL_OPERATION, LARGE_OPERATION];
+/**
+ * `query($tags: [String!]) { books(first: 10, tags: $tags) { id title } }` with a 2.5 MB `tags`
+ * variable (125,000 strings) that no slicing argument reads: what a server does with such a
+ * request is the server's (parsing the body, coercing the variable), and the budget should add
+ * little to it (its pricing reads only the variables that price).
+ */
+export const VARIABLE_OPERATION: BookstoreOperation = (() => {
+  const query = 'query Tagged($tags: [String!]) { books(first: 10, tags: $tags) { id title } }';
+  const tags = Array.from({ length: 125_000 }, (_, index) => `tag-${String(index).padStart(13, '0')}`);
+  const data = { books: BOOKS.slice(0, 10).map((book) => ({ id: book.id, title: book.title })) };
+  return {
+    id: 'variable',
+    label: '2.5 MB variable',
+    query,
+    body: JSON.stringify({ query, variables: { tags } }),
+    dataJson: JSON.stringify(data),
+  };
+})();
+
+export const BOOKSTORE_OPERATIONS: readonly BookstoreOperation[] = [
+  SMALL_OPERATION,
+  LARGE_OPERATION,
+  VARIABLE_OPERATION,
+];

@@ -1,5 +1,10 @@
 import { VARIANT_LABELS } from '../http/variants.js';
-import { LARGE_OPERATION, SMALL_OPERATION, type BookstoreOperation } from '../in-process/bookstore.js';
+import {
+  LARGE_OPERATION,
+  SMALL_OPERATION,
+  VARIABLE_OPERATION,
+  type BookstoreOperation,
+} from '../in-process/bookstore.js';
 import { IN_PROCESS_VARIANTS } from '../in-process/variants.js';
 import { formatInt, formatRatio, formatUs, type Goal, type Row, type SectionResult } from '../lib/report.js';
 import { rowLabel } from './in-process.js';
@@ -68,6 +73,20 @@ function referenceGoal(
   };
 }
 
+/** The plugin's added CPU on the big-variable operation as a share of the bare server's own. */
+function variableGoal(framework: string, id: string): GoalSpec {
+  return {
+    measure: `in-process CPU the ${framework} plugin adds, MemoryBucketStore, ${VARIABLE_OPERATION.label}, to the bare server's`,
+    goal: { op: '<=', target: 0.1, label: '≤ 10 % of bare' },
+    sources: [inProcessRow(VARIABLE_OPERATION, id)],
+    figure: ([m]) => m!.addedMicrosMedian! / m!.baselineCpuMicrosMedian!,
+    text: ([m]) =>
+      `${added(m!)}; bare ${formatUs(m!.baselineCpuMicrosMedian!)} (${(
+        (100 * m!.addedMicrosMedian!) / m!.baselineCpuMicrosMedian!
+      ).toFixed(1)} %)`,
+  };
+}
+
 /** No measured request of the variant refused because the store missed its deadline, on either operation. */
 function missesGoal(framework: string, id: string, client: string): GoalSpec {
   const operations = [SMALL_OPERATION, LARGE_OPERATION];
@@ -110,6 +129,8 @@ const GOALS: readonly GoalSpec[] = [
         ? ` (${formatRatio(yoga!.addedMicrosMedian! / apollo!.addedMicrosMedian!)})`
         : ' (no ratio)'),
   },
+  variableGoal('Apollo', 'apollo-memory'),
+  variableGoal('Yoga', 'yoga-memory'),
   missesGoal('Apollo Server', 'apollo-redis', ''),
   missesGoal('Apollo Server', 'apollo-redis-unpipelined', ', ioredis without auto-pipelining'),
   missesGoal('GraphQL Yoga', 'yoga-redis', ''),
