@@ -38,10 +38,17 @@ function defineBucketCommand(client: IoredisBucketClient): BucketCommand {
   if (!client.isCluster) {
     const name = `${BUCKET_COMMAND}n`;
     if (typeof commands[name] !== 'function') client.defineCommand(name, { lua: BUCKET_SCRIPT });
+    const script = (client.scriptsSet as Readonly<Record<string, IoredisScript | undefined>> | undefined)?.[name];
     return (keyCount, ...args) => {
       if (!(Number(keyCount) >= 1 && Number(keyCount) <= MAX_KEYS_PER_CALL)) {
         throw new RangeError(`a bucket script call names 1 to ${MAX_KEYS_PER_CALL} keys, got ${keyCount}`);
       }
+      // The defined script run as ioredis runs it without auto-pipelining (EVALSHA, EVAL on a
+      // connection that lacks it, the client's keyPrefix on its keys): the store batches its own
+      // calls, and an auto-pipeline per turn of the event loop around one command cost the client
+      // a Pipeline and its bookkeeping per request.
+      if (typeof script?.execute === 'function')
+        return script.execute(client, [keyCount, ...args], { replyEncoding: 'utf8' });
       return (commands[name] as (...args: string[]) => Promise<unknown>).call(client, keyCount, ...args);
     };
   }
@@ -58,4 +65,9 @@ function defineBucketCommand(client: IoredisBucketClient): BucketCommand {
     }
     return (commands[name] as (...args: string[]) => Promise<unknown>).apply(client, args);
   };
+}
+
+/** A script ioredis's `defineCommand` registered, as far as the store runs it. */
+interface IoredisScript {
+  execute(client: unknown, args: string[], options: { replyEncoding: 'utf8' }): Promise<unknown>;
 }

@@ -25,6 +25,11 @@ export interface IoredisBucketClient {
   /** `true` for a Redis Cluster client, `false` for a single node. */
   readonly isCluster: boolean;
   /**
+   * The scripts `defineCommand` registered, by name (ioredis `scriptsSet`): the store runs its own
+   * with `execute`, as ioredis does for a command that is not auto-pipelined.
+   */
+  readonly scriptsSet?: object;
+  /**
    * Cluster only: for each of the 16384 hash slots, the `host:port` of its master first (then its
    * replicas), as last learnt from the cluster; read to name a bucket's partition.
    */

@@ -51,6 +51,41 @@ describe('RedisBucketClient', () => {
     }
   });
 
+  it("sends the script outside an ioredis client's auto-pipelining, with the client's keyPrefix on its keys, and loads it again after SCRIPT FLUSH", async () => {
+    const client = new Redis({
+      port: inject('redisPort'),
+      host: '127.0.0.1',
+      enableAutoPipelining: true,
+      keyPrefix: `kp:${process.pid}:`,
+    });
+    const observer = new Redis({ port: inject('redisPort'), host: '127.0.0.1' });
+    try {
+      // Which commands reach the client's sendCommand from an auto-pipeline (ioredis passes the
+      // pipeline's stream) and which on their own: recorded on this test's client.
+      const sent: { name: string; pipelined: boolean }[] = [];
+      const sendCommand = client.sendCommand.bind(client);
+      client.sendCommand = ((command: { name: string }, stream?: unknown) => {
+        sent.push({ name: command.name, pipelined: stream !== undefined });
+        return sendCommand(command as never, stream as never);
+      }) as typeof client.sendCommand;
+      const store = new RedisBucketStore(client, { prefix: 'direct:' });
+      const policy = { capacity: 5, refillPerSecond: 0.000001 };
+      await store.consume('bob', 1, policy);
+      const [, answer] = await Promise.all([client.get('other'), store.consume('bob', 1, policy)]);
+      expect(Math.floor(answer.remaining)).toBe(3);
+      expect(sent).toContainEqual({ name: 'get', pipelined: true });
+      expect(sent).toContainEqual({ name: 'evalsha', pipelined: false });
+      expect(sent.filter((command) => command.name.startsWith('eval') && command.pipelined)).toEqual([]);
+      expect(await observer.keys(`kp:${process.pid}:direct:*`)).not.toEqual([]);
+      expect(await observer.keys('direct:*')).toEqual([]);
+      await observer.script('FLUSH');
+      expect(Math.floor((await store.consume('bob', 1, policy)).remaining)).toBe(2);
+    } finally {
+      client.disconnect();
+      observer.disconnect();
+    }
+  });
+
   it('takes a node-redis client, which charges its bucket on one partition', async () => {
     const client = createClient({ url: `redis://127.0.0.1:${inject('redisPort')}` });
     client.on('error', () => undefined);
