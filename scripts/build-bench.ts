@@ -31,6 +31,7 @@ export const BENCH_ENTRIES = [
   'bench/profile-http.ts',
   'bench/profile-in-process.ts',
   'bench/response-write.ts',
+  'bench/response-walk.ts',
   'bench/script-time.ts',
   'bench/callgrind-script.ts',
 ] as const;

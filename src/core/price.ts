@@ -1,6 +1,6 @@
 import { printSchema, type GraphQLSchema } from 'graphql';
 import {
-  createCostAnalyzer,
+  createPlanningAnalyzer,
   defaultChargedCost,
   type CostAnalyzerOptions,
   type PlanningCostAnalyzer,
@@ -118,7 +118,7 @@ export class OperationPricer<TArgs> {
       supergraphSdl === undefined ? this.#options.analyzer : { ...this.#options.analyzer, supergraphSdl };
     let analyzer: PlanningCostAnalyzer;
     try {
-      analyzer = createCostAnalyzer(schema, settings);
+      analyzer = createPlanningAnalyzer(schema, settings);
       this.#warnAboutFreeLists(schema, supergraphSdl, logger);
     } catch (error) {
       if (this.#current === undefined) throw error;
@@ -127,7 +127,7 @@ export class OperationPricer<TArgs> {
           `until a valid one loads: ${error instanceof Error ? error.message : String(error)}`,
       );
       // printSchema leaves out applied directives: read as annotations, the copy gives every default.
-      analyzer = createCostAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
+      analyzer = createPlanningAnalyzer(schema, { ...this.#options.analyzer, supergraphSdl: printSchema(schema) });
     }
     const loaded: LoadedSchema = { analyzer, supergraphSdl, id: this.#nextId++ };
     this.#schemas.set(schema, loaded);

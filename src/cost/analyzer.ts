@@ -48,7 +48,12 @@ export function costTableOf(
  * @throws {CostSchemaError} when the schema's cost directives are invalid (every problem listed,
  * each naming its `Type.field`), or, with `strictListSizes`, when a list's size has no bound.
  */
-export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): PlanningCostAnalyzer {
+export function createCostAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): CostAnalyzer {
+  return createPlanningAnalyzer(schema, options);
+}
+
+/** `createCostAnalyzer`, with the compiled response walk the request path keeps (`PlanningCostAnalyzer`). */
+export function createPlanningAnalyzer(schema: GraphQLSchema, options: CostAnalyzerOptions = {}): PlanningCostAnalyzer {
   if (!isSchema(schema)) throw new TypeError('createCostAnalyzer: `schema` must be a GraphQLSchema.');
   const settings = engineSettings(options, 'createCostAnalyzer');
   const table = tableFor(schema, settings);

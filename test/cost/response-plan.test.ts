@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createCostAnalyzer } from '../../src/cost/analyzer.js';
+import { createPlanningAnalyzer as createCostAnalyzer } from '../../src/cost/analyzer.js';
 import { costDirectivesTypeDefs } from '../../src/cost/directives.js';
 
 /**
