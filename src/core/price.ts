@@ -8,7 +8,7 @@ import {
 import { CostLintRule, lintCostSchema } from '../cost/cost-lint.js';
 import { engineDefaults } from '../cost/engine-options.js';
 import type { ResponsePlan } from '../cost/response-plan.js';
-import type { CostEstimate, FieldCostBreakdown } from '../cost/types.js';
+import type { CostEstimate, CostRequest, FieldCostBreakdown } from '../cost/types.js';
 import { EstimateCache, estimateCacheKey, type CachedEstimate } from './estimate-cache.js';
 import { costErrorRecord, type CostErrorRecord } from './errors.js';
 import { isFreeIntrospection } from './introspection.js';
@@ -182,10 +182,7 @@ export class OperationPricer<TArgs> {
     let cost: CostEstimate;
     try {
       cost = analyzer.actual({
-        document: request.document,
-        operation: request.operation,
-        operationName: request.operationName,
-        variables: request.variables ?? null,
+        ...operationOf(request),
         data: response.data,
         errors: response.errors,
         incomplete: response.incomplete,
@@ -262,15 +259,7 @@ export class OperationPricer<TArgs> {
   /** The operation's compiled response walk, kept with its estimate (undefined when there is none). */
   #planOf(analyzer: PlanningCostAnalyzer, request: BudgetRequest<TArgs>): ResponsePlan | undefined {
     try {
-      return analyzer.plan(
-        {
-          document: request.document,
-          operation: request.operation,
-          operationName: request.operationName,
-          variables: request.variables ?? null,
-        },
-        MAX_PLAN_FIELDS,
-      );
+      return analyzer.plan(operationOf(request), MAX_PLAN_FIELDS);
     } catch (error) {
       // The estimate priced the same operation: a plan that cannot be built is only not kept.
       if (costErrorRecord(error) === undefined) throw error;
@@ -283,13 +272,7 @@ export class OperationPricer<TArgs> {
     if (analyzer === undefined) throw new Error('graphql-budget: the schema has not been loaded yet.');
     try {
       return {
-        estimate: analyzer.estimate({
-          document: request.document,
-          operation: request.operation,
-          operationName: request.operationName,
-          variables: request.variables ?? null,
-          breakdown,
-        }),
+        estimate: analyzer.estimate({ ...operationOf(request), breakdown }),
       };
     } catch (error) {
       const record = costErrorRecord(error);
@@ -297,4 +280,14 @@ export class OperationPricer<TArgs> {
       return { error: record };
     }
   }
+}
+
+/** The operation of a request, as the cost engine takes it. */
+function operationOf<TArgs>(request: BudgetRequest<TArgs>): CostRequest {
+  return {
+    document: request.document,
+    operation: request.operation,
+    operationName: request.operationName,
+    variables: request.variables ?? null,
+  };
 }
