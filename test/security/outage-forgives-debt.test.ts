@@ -68,6 +68,19 @@ async function settled(user: string, atLeast: number, withinMs: number): Promise
   return taken(user);
 }
 
+/** 500 tokens that never refill: what the servers below charge. */
+const small = { capacity: 500, refillPerSecond: 0 };
+
+/** `count` books. */
+const bookList = (count: number) => Array.from({ length: count }, (_, id) => ({ id }));
+
+/** A server charging `small` on this suite's store, its schema `typeDefs` and `extra`, with these root resolvers. */
+const startSmallServer = (queries: Record<string, unknown>, extra = '') =>
+  startBudgetServer(
+    { store, policy: small },
+    { schema: { typeDefs: `${typeDefs}${extra}`, resolvers: { Query: queries } } },
+  );
+
 describe.each([8_000, 30_000])('Redis away for %i ms right after the response', (pauseMs) => {
   it('takes what the response shows beyond the estimate, once, when Redis is back', {
     timeout: pauseMs + 30_000,
@@ -84,26 +97,15 @@ describe.each([8_000, 30_000])('Redis away for %i ms right after the response', 
 
 describe('while Redis is away', () => {
   it("starts the debtor's in-process bucket where Redis left it, less what it owes", { timeout: 30_000 }, async () => {
-    const small = { capacity: 500, refillPerSecond: 0 };
-    const local = await startBudgetServer(
-      { store, policy: small },
-      {
-        schema: {
-          typeDefs,
-          resolvers: {
-            Query: {
-              books: (_: unknown, { first, pauseMs }: { first: number; pauseMs: number }) => {
-                if (pauseMs > 0) {
-                  redis.pause();
-                  resumes.push(new Promise((resolve) => setTimeout(resolve, pauseMs)).then(() => redis.resume()));
-                }
-                return Array.from({ length: pauseMs > 0 ? 440 : first }, (_, id) => ({ id }));
-              },
-            },
-          },
-        },
+    const local = await startSmallServer({
+      books: (_: unknown, { first, pauseMs }: { first: number; pauseMs: number }) => {
+        if (pauseMs > 0) {
+          redis.pause();
+          resumes.push(new Promise((resolve) => setTimeout(resolve, pauseMs)).then(() => redis.resume()));
+        }
+        return bookList(pauseMs > 0 ? 440 : first);
       },
-    );
+    });
     try {
       // 3 taken up front (497 left, as Redis answers), 439 owed once Redis stops.
       const owing = await local.post('{ books(first: 1, pauseMs: 6000) { id } }', { user: 'spender' });
@@ -123,30 +125,19 @@ describe('while Redis is away', () => {
 });
 
 describe('one stand-in per caller, whatever charges them', () => {
-  const typeDefsWithSlow = `${typeDefs}
-    extend type Query { slow(first: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }`;
-  const small = { capacity: 500, refillPerSecond: 0 };
-
   it('takes a debt recorded after the stand-in started from it too', { timeout: 30_000 }, async () => {
-    const local = await startBudgetServer(
-      { store, policy: small },
+    const local = await startSmallServer(
       {
-        schema: {
-          typeDefs: typeDefsWithSlow,
-          resolvers: {
-            Query: {
-              books: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
-              // Redis stops while this runs; it returns 440 books, 439 more than priced.
-              slow: async () => {
-                redis.pause();
-                resumes.push(new Promise((resolve) => setTimeout(resolve, 4000)).then(() => redis.resume()));
-                await new Promise((resolve) => setTimeout(resolve, 400));
-                return Array.from({ length: 440 }, (_, id) => ({ id }));
-              },
-            },
-          },
+        books: (_: unknown, { first }: { first: number }) => bookList(first),
+        // Redis stops while this runs; it returns 440 books, 439 more than priced.
+        slow: async () => {
+          redis.pause();
+          resumes.push(new Promise((resolve) => setTimeout(resolve, 4000)).then(() => redis.resume()));
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          return bookList(440);
         },
       },
+      '\nextend type Query { slow(first: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }',
     );
     try {
       const owing = local.post('{ slow(first: 1) { id } }', { user: 'owner' });
@@ -168,19 +159,7 @@ describe('one stand-in per caller, whatever charges them', () => {
   it('gives a caller one stand-in across the plugin and chargeOperation, and payDebts pays what chargeOperation left owing', {
     timeout: 30_000,
   }, async () => {
-    const local = await startBudgetServer(
-      { store, policy: small },
-      {
-        schema: {
-          typeDefs,
-          resolvers: {
-            Query: {
-              books: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
-            },
-          },
-        },
-      },
-    );
+    const local = await startSmallServer({ books: (_: unknown, { first }: { first: number }) => bookList(first) });
     try {
       // 492 of 500 spent over HTTP, in Redis.
       expect((await local.post('{ books(first: 490, pauseMs: 0) { id } }', { user: 'both' })).status).toBe(200);
@@ -221,20 +200,9 @@ describe('an operation the stand-in charged', () => {
   it('owes Redis what its response shows beyond its price, taken once Redis is back', { timeout: 30_000 }, async () => {
     // Found by the second review: the excess was taken from the stand-in alone and forgotten with it
     // (Redis paused 8 s: a caller whose operations showed 114 tokens of work priced 42 lost none in Redis).
-    const small = { capacity: 500, refillPerSecond: 0 };
-    const local = await startBudgetServer(
-      { store, policy: small },
-      {
-        schema: {
-          typeDefs: `${typeDefs}\nextend type Query { many(first: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }`,
-          resolvers: {
-            Query: {
-              books: (_: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, id) => ({ id })),
-              many: () => Array.from({ length: 440 }, (_, id) => ({ id })),
-            },
-          },
-        },
-      },
+    const local = await startSmallServer(
+      { books: (_: unknown, { first }: { first: number }) => bookList(first), many: () => bookList(440) },
+      '\nextend type Query { many(first: Int!): [Book!]! @listSize(slicingArguments: ["first"]) }',
     );
     try {
       // 3 taken in Redis.
