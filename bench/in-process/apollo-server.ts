@@ -4,7 +4,7 @@ import type { ValidationRule } from 'graphql';
 import { costDirectivesTypeDefs, queryBudgetPlugin } from 'graphql-budget';
 import { UNLIMITED_POLICY } from '../http/variants.js';
 import { BOOKSTORE_TYPE_DEFS, bookstoreResolvers, type BookstoreOperation } from './bookstore.js';
-import { ARMOR_COST_LIMIT, queryComplexityPlugin } from './peers.js';
+import { ARMOR_COST_LIMIT, queryComplexityPlugin, rateLimiterPlugin } from './peers.js';
 import type { Guard, InProcessReply, InProcessServer } from './variant.js';
 
 interface Context {
@@ -38,6 +38,8 @@ function guarded(guard: Guard): { plugins: ApolloServerPlugin<Context>[]; valida
       return { plugins: [queryComplexityPlugin()], validationRules: [] };
     case 'graphql-armor-cost-limit':
       return { plugins: [], validationRules: [costLimitRule(ARMOR_COST_LIMIT)] };
+    case 'rate-limiter-flexible':
+      return { plugins: [rateLimiterPlugin<Context>(guard.limiter)], validationRules: [] };
   }
 }
 

@@ -8,11 +8,16 @@
  *   Yoga), `onExecute`, where the document, operation name, variables and schema are known.
  * - graphql-armor's cost limit: its `costLimitRule` as a validation rule in Apollo Server, its
  *   `costLimitPlugin` in Envelop (apollo-server.ts, yoga-server.ts).
+ * - rate-limiter-flexible: `RateLimiterRedis.consume(caller, 1)` once the operation is resolved,
+ *   on the same ioredis client options as the budget's Redis variants. It prices nothing: it is
+ *   what one Redis call per request costs the process, the floor under any limiter that keeps its
+ *   budgets in Redis and calls it on every request.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Plugin } from '@envelop/core';
 import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 const MAXIMUM_COMPLEXITY = 1_000_000;
 
@@ -55,6 +60,30 @@ export function useQueryComplexity(): Plugin {
   return {
     onExecute({ args }) {
       checkComplexity(args.schema, args.document, args.operationName, args.variableValues);
+    },
+  };
+}
+
+/** rate-limiter-flexible's `consume` as an Apollo Server plugin: one point per operation, per caller. */
+export function rateLimiterPlugin<TContext extends { caller: string }>(
+  limiter: RateLimiterAbstract,
+): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue }) {
+          await limiter.consume(contextValue.caller, 1);
+        },
+      };
+    },
+  };
+}
+
+/** rate-limiter-flexible's `consume` as an Envelop plugin, for GraphQL Yoga. */
+export function useRateLimiter(limiter: RateLimiterAbstract): Plugin<{ caller: string }> {
+  return {
+    async onExecute({ args }) {
+      await limiter.consume(args.contextValue.caller, 1);
     },
   };
 }

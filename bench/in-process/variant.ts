@@ -4,6 +4,7 @@
  * the same shape).
  */
 import type { BucketStore } from 'graphql-budget';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { BookstoreOperation } from './bookstore.js';
 
 /** One answer, as the HTTP layer would write it. */
@@ -28,7 +29,8 @@ export type Guard =
   | { kind: 'bare' }
   | { kind: 'budget'; store: BucketStore }
   | { kind: 'graphql-query-complexity' }
-  | { kind: 'graphql-armor-cost-limit' };
+  | { kind: 'graphql-armor-cost-limit' }
+  | { kind: 'rate-limiter-flexible'; limiter: RateLimiterAbstract };
 
 /** What the section needs to start a variant: the benchmark's own redis-server. */
 export interface InProcessEnvironment {

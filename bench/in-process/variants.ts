@@ -1,14 +1,42 @@
 import { MemoryBucketStore, RedisBucketStore } from 'graphql-budget';
 import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { storeFromEnv } from '../../examples/bookstore/stores.js';
 import { startApolloServer } from './apollo-server.js';
 import { startYogaServer } from './yoga-server.js';
-import type { InProcessServer, InProcessVariant } from './variant.js';
+import type { Guard, InProcessServer, InProcessVariant } from './variant.js';
+
+/**
+ * A server guarded by rate-limiter-flexible's `RateLimiterRedis` on its own ioredis client, with
+ * the options of the example's (auto-pipelining, no offline queue, no retries).
+ */
+async function startRateLimited(
+  redisUrl: string,
+  start: (guard: Guard) => Promise<InProcessServer>,
+): Promise<InProcessServer> {
+  const client = new Redis(redisUrl, {
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    lazyConnect: true,
+  });
+  await client.connect();
+  // Points no run can spend: every call is an allowed consume that writes.
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    keyPrefix: 'bench-rlf-peer',
+    points: 2_000_000_000,
+    duration: 3600,
+  });
+  const server = await start({ kind: 'rate-limiter-flexible', limiter });
+  return { request: server.request, stop: () => server.stop().finally(() => client.disconnect()) };
+}
 
 /**
  * The servers the in-process section runs side by side, in one process, interleaved round by
  * round: each framework's bare server, its plugin variants and the peers wired as their users wire
- * them (Apollo Server through `executeHTTPGraphQLRequest`, GraphQL Yoga through `yoga.fetch`).
+ * them (bench/in-process/peers.ts) (Apollo Server through `executeHTTPGraphQLRequest`, GraphQL Yoga through `yoga.fetch`).
  * Every guarded variant is compared with its framework's bare server, and the plugin's and
  * graphql-armor's added CPU with graphql-query-complexity's on the same framework. The section and
  * the goals read the list.
@@ -84,6 +112,15 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
     start: () => startApolloServer({ kind: 'graphql-armor-cost-limit' }),
   },
   {
+    id: 'apollo-rate-limiter-flexible',
+    label: 'Apollo Server + rate-limiter-flexible (RateLimiterRedis)',
+    baseline: 'apollo-bare',
+    reference: 'apollo-query-complexity',
+    plugin: false,
+    redis: true,
+    start: ({ redisUrl }) => startRateLimited(redisUrl, startApolloServer),
+  },
+  {
     id: 'yoga-bare',
     label: 'GraphQL Yoga, bare',
     plugin: false,
@@ -129,5 +166,14 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
     plugin: false,
     redis: false,
     start: () => startYogaServer({ kind: 'graphql-armor-cost-limit' }),
+  },
+  {
+    id: 'yoga-rate-limiter-flexible',
+    label: 'GraphQL Yoga + rate-limiter-flexible (RateLimiterRedis)',
+    baseline: 'yoga-bare',
+    reference: 'yoga-query-complexity',
+    plugin: false,
+    redis: true,
+    start: ({ redisUrl }) => startRateLimited(redisUrl, startYogaServer),
   },
 ];

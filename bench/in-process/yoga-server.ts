@@ -3,7 +3,7 @@ import { costDirectivesTypeDefs, useQueryBudget } from 'graphql-budget';
 import { createSchema, createYoga, type YogaServerOptions } from 'graphql-yoga';
 import { UNLIMITED_POLICY } from '../http/variants.js';
 import { BOOKSTORE_TYPE_DEFS, bookstoreResolvers, type BookstoreOperation } from './bookstore.js';
-import { ARMOR_COST_LIMIT, useQueryComplexity } from './peers.js';
+import { ARMOR_COST_LIMIT, useQueryComplexity, useRateLimiter } from './peers.js';
 import type { Guard, InProcessReply, InProcessServer } from './variant.js';
 
 interface Context {
@@ -31,6 +31,8 @@ function plugins(guard: Guard): NonNullable<YogaServerOptions<Record<string, unk
       return [useQueryComplexity()];
     case 'graphql-armor-cost-limit':
       return [costLimitPlugin(ARMOR_COST_LIMIT)];
+    case 'rate-limiter-flexible':
+      return [useRateLimiter(guard.limiter)];
   }
 }
 

@@ -287,7 +287,9 @@ export async function inProcess(options: InProcessOptions): Promise<InProcessRes
       `\`onStoreError: 'deny'\` and a budget no run can spend; graphql-query-complexity is \`getComplexity\` with ` +
       `\`fieldExtensionsEstimator\` and \`simpleEstimator\` in \`didResolveOperation\` (Apollo) or \`onExecute\` (Yoga); ` +
       `graphql-armor is \`costLimitRule\` as a validation rule (Apollo, which caches validated documents) or ` +
-      `\`costLimitPlugin\` (Yoga); both with limits no request reaches. The RedisBucketStore variants' figure is the ` +
+      `\`costLimitPlugin\` (Yoga); both with limits no request reaches. rate-limiter-flexible is ` +
+      `\`RateLimiterRedis.consume(caller, 1)\` at the same point, on an ioredis client with the example's options: it prices ` +
+      `nothing, and shows what one Redis call per request costs this process. The Redis variants' figure is the ` +
       `client side (this process); redis-server's own CPU time, from /proc/<pid>/stat over all its rounds less its idle ` +
       `rate, is given beside it. A store-deadline miss is a measured request the plugin refused with 503 ` +
       `\`BUDGET_UNAVAILABLE\` because its store missed the deadline or failed (or a breaker those failures opened).`,
