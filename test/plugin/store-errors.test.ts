@@ -26,9 +26,10 @@ const TIMEOUT_MS = 50;
 const MARGIN_MS = 30;
 /**
  * No response may take longer than this: far below what waiting for a paused Redis would take,
- * with room for a scheduling stall on a busy shared 2-core machine.
+ * with room for a scheduling stall on a busy shared 2-core machine (the whole suite runs two files
+ * at a time beside the Redis servers and load of the others).
  */
-const HANG_BOUND_MS = TIMEOUT_MS + 250;
+const HANG_BOUND_MS = TIMEOUT_MS + 700;
 /** How soon limiting must resume once Redis is back (breaker cool-down 500 ms + reconnect). */
 const RESUME_WITHIN_MS = 1500;
 

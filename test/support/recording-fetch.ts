@@ -29,3 +29,16 @@ export function recordingFetch(inner: typeof fetch): RecordingFetch {
   };
   return Object.assign(fetchAndRecord, { sent });
 }
+
+/**
+ * Whether a retry sent `gapMs` after its refusal's answer honoured a `retryAfterMs` wait: not
+ * sooner than 10 % below it (a timer may fire early, the answer is read a little after it
+ * arrived), and not later than 10 % or 500 ms above it, whichever is more (room for a loaded
+ * machine's timers; a client that waited anything else, twice as long or not at all, is outside).
+ */
+export function waitProblem(gapMs: number, retryAfterMs: number): string | undefined {
+  const low = retryAfterMs * 0.9;
+  const high = retryAfterMs + Math.max(retryAfterMs * 0.1, 500);
+  if (gapMs >= low && gapMs <= high) return undefined;
+  return `waited ${gapMs.toFixed(0)} ms for Retry-After ${retryAfterMs} ms (allowed ${low.toFixed(0)} to ${high.toFixed(0)} ms)`;
+}
