@@ -38,7 +38,9 @@
 -- Operations, applied in the order given, each seeing the state the previous ones left:
 --   consume  takes `amount` tokens from every one of its buckets if each holds them; otherwise
 --            takes nothing from any (all or nothing). A single bucket is the plain case.
---   refund   gives `amount` tokens back to each of its buckets, never beyond its capacity.
+--   refund   gives `amount` tokens back to each of its buckets, never beyond its capacity; what
+--            it would leave missing that is below 1e-12 of `amount` is rounding (of a conversion at
+--            a policy change, say), and the bucket is full.
 --   peek     reads each of its buckets.
 --   take     takes `amount` tokens from each of its buckets whether or not it holds them: what it
 --            lacks is kept as a debt (missing tokens beyond the capacity), bounded as at a policy
@@ -349,7 +351,7 @@ while arg <= args do
         after = save(key, first, missing + amount, refill, rateText)
       end
     elseif kind == 'r' and amount > 0 and missing > 0 then
-      after = save(key, first, missing > amount and missing - amount or 0, refill, rateText)
+      after = save(key, first, missing - amount > amount * 1e-12 and missing - amount or 0, refill, rateText)
     elseif kind == 't' and amount > 0 then
       -- The debt grows by `amount`, bounded (as at a policy change) so the rate refills it within 1e9 s.
       local short = missing + amount
@@ -367,7 +369,7 @@ while arg <= args do
       local missing, base = load(key, at, capacity, refill, rateText)
       local after
       if kind == 'r' and amount > 0 and missing > 0 then
-        after = save(key, at, missing > amount and missing - amount or 0, refill, rateText)
+        after = save(key, at, missing - amount > amount * 1e-12 and missing - amount or 0, refill, rateText)
       elseif kind == 't' and amount > 0 then
         local short = missing + amount
         if refill > 0 and short > MAX_REFILL_SECONDS * refill then short = MAX_REFILL_SECONDS * refill end

@@ -110,7 +110,9 @@ export function bucketReply(
     // Times from the missing tokens as read (snapped), so that whole tokens give whole times.
     missing = snapMissing((state * refill) / TICKS_PER_SECOND, refill);
     resetUs = (missing * US_PER_SECOND) / refill;
-    if (status === 'denied') retryUs = ((missing + amount - capacity) * US_PER_SECOND) / refill;
+    // Never below 0: after a policy change the script decides on the tokens counted with the rate it
+    // kept (7 significant digits), and the instant it answers may read back a hair above the cost.
+    if (status === 'denied') retryUs = Math.max(0, ((missing + amount - capacity) * US_PER_SECOND) / refill);
   } else if (state <= 0) {
     resetUs = 0;
   }
@@ -196,7 +198,8 @@ export function bucketStep(
     if (amount === 0) return keep('ok');
     // Stryker disable next-line ConditionalExpression: with nothing missing a write would delete the state, as keeping a refilled one does (MemoryBucketStore#keep); this only skips the write.
     if (missing === 0) return keep('ok');
-    return write(Math.max(0, missing - amount));
+    // What a refund would leave missing below 1e-12 of its amount is rounding: the bucket is full (as in the script).
+    return write(missing - amount > amount * 1e-12 ? missing - amount : 0);
   }
   if (amount > capacity) return keep('never');
   if (capacity - missing < amount) return keep('denied');

@@ -15,7 +15,7 @@
  */
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BucketOp } from '../../src/bucket/bucket-math.js';
 import type { BucketPolicy } from '../../src/bucket/types.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -127,6 +127,37 @@ describe('stores against the model under random policy changes', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('a refusal at a policy change, by less than the rate kept to 7 digits is off, still says when to retry', async () => {
+    // Found by the property below: 2.25 tokens taken at 5000/3600 per second (kept as 1.388889),
+    // then, at the same instant, 0.75 asked at 7 per second. Counted with the kept rate, the bucket
+    // holds 0.7499998 tokens and refuses; its reply (the instant it is full again, in ticks) reads
+    // back as 0.7500005 left, and the wait computed from it was below zero: -1, "never".
+    const startUs = await clockAhead(client);
+    const store = clockedRedis(client, 'policy-model-fixed:');
+    const first = { capacity: 3, refillPerSecond: 5000 / 3600 };
+    const second = { capacity: 3, refillPerSecond: 7 };
+    expect((await store.call('k', 'consume', 2.25, first, startUs)).allowed).toBe(true);
+    const refused = await store.call('k', 'consume', 0.75, second, startUs);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBe(0);
+    expect((await store.call('k', 'consume', 0.75, second, startUs + 1)).allowed).toBe(true);
+  });
+
+  it('a refund of what was taken before a switch to refill 0 fills the bucket, whatever the conversion rounded', async () => {
+    // Found by the property below: 8.25 tokens taken at 1e-5 per second, then given back under a
+    // policy that never refills. Counted from the instant the bucket is full again, the missing
+    // tokens come to 8.250000000000002; the refund left 1.8e-15 missing for good: never full again,
+    // and a consume of the whole capacity refused forever.
+    const startUs = await clockAhead(client);
+    const store = clockedRedis(client, 'policy-model-fixed:');
+    const slow = { capacity: 100, refillPerSecond: 0.00001 };
+    const never = { capacity: 0.25, refillPerSecond: 0 };
+    expect((await store.call('r', 'consume', 8.25, slow, startUs)).allowed).toBe(true);
+    const refunded = await store.call('r', 'refund', 8.25, never, startUs);
+    expect(refunded).toMatchObject({ remaining: 0.25, resetAfterMs: 0 });
+    expect((await store.call('r', 'consume', 0.25, never, startUs)).allowed).toBe(true);
   });
 
   it.each(CLIENTS)('the Redis script follows the rule (rates kept to 7 significant digits), over %s', async (name) => {
