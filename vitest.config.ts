@@ -41,6 +41,7 @@ export default defineConfig({
     // The fault-injection suite runs on its own, one file at a time: `npm run test:faults`.
     exclude: [...configDefaults.exclude, 'test/faults/**'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/property-seed.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 120_000,
