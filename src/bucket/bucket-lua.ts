@@ -31,6 +31,11 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --     a downgrade and an upgrade would wipe it; it is bounded only so that refilling it takes at
 --     most 1e9 s at the new rate. An upgrade never takes a token away, a downgrade keeps the debt.
 --   The stored rate has 7 significant digits: the conversion at a policy change uses that value.
+--   A refused consume under another policy writes the conversion of each bucket that refused it:
+--   from that call on the bucket refills at the call's rate. (Were it left unwritten, every
+--   refused call would count the missing tokens under the old rate again, and a caller moved from
+--   refill 0 to a refilling policy while short would wait forever.) A peek, a consume of 0 and a
+--   refund or take of 0 convert nothing.
 -- Rounding: each write rounds full_at to the nearest tick (ties to even: at most 1/8 µs of refill
 -- either way), which is what double arithmetic at today's instants (2^52..2^53 ticks, up to 2041)
 -- does by itself; after 2041 the doubles' step is 2 ticks (0.5 µs). Missing tokens read from
@@ -41,10 +46,11 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --
 -- Operations, applied in the order given, each seeing the state the previous ones left:
 --   consume  takes \`amount\` tokens from every one of its buckets if each holds them; otherwise
---            takes nothing from any (all or nothing). A single bucket is the plain case.
+--            takes nothing from any (all or nothing), and a bucket that refused keeps a policy
+--            change's conversion. A single bucket is the plain case.
 --   refund   gives \`amount\` tokens back to each of its buckets, never beyond its capacity; what
---            it would leave missing that is below 1e-12 of \`amount\` is rounding (of a conversion at
---            a policy change, say), and the bucket is full.
+--            it would leave missing that is below 1e-15 of \`amount\` (a few units in the last place)
+--            is the rounding of a conversion at a policy change, and the bucket is full.
 --   peek     reads each of its buckets.
 --   take     takes \`amount\` tokens from each of its buckets whether or not it holds them: what it
 --            lacks is kept as a debt (missing tokens beyond the capacity), bounded as at a policy
@@ -158,8 +164,8 @@ local written, writes = {}, 0       -- positions written, in order
 local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a write stores)
 
 -- The bucket \`key\` (KEYS[index]) as a call with this policy sees it: \`missing\` tokens (may exceed
--- the capacity after a policy change: a debt) and \`base\`, the instant it is full again (ticks;
--- when it refills).
+-- the capacity after a policy change: a debt), \`base\`, the instant it is full again (ticks;
+-- when it refills), and true when the stored state was converted to this policy (a policy change).
 local function load(key, index, capacity, refill, rateText)
   local last, stored = latest[key], nil
   if last then stored = new[2 * last - 1] else stored = got[index] end
@@ -220,7 +226,7 @@ local function load(key, index, capacity, refill, rateText)
     local rest = full - base
     if rest > 0.5 or (rest == 0.5 and base % 2 == 1) then base = base + 1 end
   end
-  return missing, base
+  return missing, base, true
 end
 
 -- Leaves the bucket \`key\` (KEYS[index]) \`short\` tokens short of full (written to Redis at the
@@ -343,7 +349,7 @@ while arg <= args do
   elseif n == 1 then
     -- One bucket: a consume, refund, peek or take of it.
     local key = KEYS[first]
-    local missing, base = load(key, first, capacity, refill, rateText)
+    local missing, base, converted = load(key, first, capacity, refill, rateText)
     local after
     status = 'ok'
     if kind == 'c' then
@@ -354,8 +360,10 @@ while arg <= args do
       elseif amount > 0 then
         after = save(key, first, missing + amount, refill, rateText)
       end
+      -- A refused consume under another policy keeps the conversion.
+      if status ~= 'ok' and converted then after = save(key, first, missing, refill, rateText) end
     elseif kind == 'r' and amount > 0 and missing > 0 then
-      after = save(key, first, missing - amount > amount * 1e-12 and missing - amount or 0, refill, rateText)
+      after = save(key, first, missing - amount > amount * 1e-15 and missing - amount or 0, refill, rateText)
     elseif kind == 't' and amount > 0 then
       -- The debt grows by \`amount\`, bounded (as at a policy change) so the rate refills it within 1e9 s.
       local short = missing + amount
@@ -373,7 +381,7 @@ while arg <= args do
       local missing, base = load(key, at, capacity, refill, rateText)
       local after
       if kind == 'r' and amount > 0 and missing > 0 then
-        after = save(key, at, missing - amount > amount * 1e-12 and missing - amount or 0, refill, rateText)
+        after = save(key, at, missing - amount > amount * 1e-15 and missing - amount or 0, refill, rateText)
       elseif kind == 't' and amount > 0 then
         local short = missing + amount
         if refill > 0 and short > MAX_REFILL_SECONDS * refill then short = MAX_REFILL_SECONDS * refill end
@@ -387,23 +395,25 @@ while arg <= args do
     scratch = scratch or {}
     local all = true
     for i = 1, n do
-      local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
+      local rateText, at = ARGV[policies + 2 * i - 1], 4 * (i - 1)
       local capacity = parsed[ARGV[policies + 2 * i - 2]]
-      local missing, base = load(KEYS[first + i - 1], first + i - 1, capacity, parsed[rateText], rateText)
+      local missing, base, converted = load(KEYS[first + i - 1], first + i - 1, capacity, parsed[rateText], rateText)
       status = 'ok'
       if amount > capacity then
         status, all = 'never', false
       elseif capacity - missing < amount then
         status, all = 'denied', false
       end
-      scratch[at + 1], scratch[at + 2], scratch[at + 3] = missing, base, status
+      scratch[at + 1], scratch[at + 2], scratch[at + 3], scratch[at + 4] = missing, base, status, converted
     end
     for i = 1, n do
-      local rateText, at = ARGV[policies + 2 * i - 1], 3 * (i - 1)
+      local rateText, at = ARGV[policies + 2 * i - 1], 4 * (i - 1)
       local refill, missing = parsed[rateText], scratch[at + 1]
       local after
       if all and amount > 0 then
         after = save(KEYS[first + i - 1], first + i - 1, missing + amount, refill, rateText)
+      elseif scratch[at + 4] and scratch[at + 3] ~= 'ok' then
+        after = save(KEYS[first + i - 1], first + i - 1, missing, refill, rateText)
       else
         after = out(refill > 0 and scratch[at + 2] - tick or missing)
       end

@@ -139,6 +139,8 @@ export function bucketStep(
   // after a policy change: a debt) and, when it refills, `base`, the instant it is full again.
   let missing = 0;
   let base = tick;
+  /** Whether the stored state was converted to this call's policy (a policy change). */
+  let converted = false;
   if (stored === undefined) {
     // full
   } else if (
@@ -155,6 +157,7 @@ export function bucketStep(
       missing = stored.value;
     }
   } else {
+    converted = true;
     if (stored.rate > 0) {
       // Stryker disable next-line EqualityOperator: at stored.value === tick both read 0 missing tokens.
       if (stored.value > tick)
@@ -198,11 +201,18 @@ export function bucketStep(
     if (amount === 0) return keep('ok');
     // Stryker disable next-line ConditionalExpression: with nothing missing a write would delete the state, as keeping a refilled one does (MemoryBucketStore#keep); this only skips the write.
     if (missing === 0) return keep('ok');
-    // What a refund would leave missing below 1e-12 of its amount is rounding: the bucket is full (as in the script).
-    return write(missing - amount > amount * 1e-12 ? missing - amount : 0);
+    // What a refund would leave missing below 1e-15 of its amount is the rounding of a conversion: the
+    // bucket is full (as in the script).
+    return write(missing - amount > amount * 1e-15 ? missing - amount : 0);
   }
-  if (amount > capacity) return keep('never');
-  if (capacity - missing < amount) return keep('denied');
+  // A refused consume under another policy keeps the conversion (as the script does): from this
+  // call on the bucket refills at the new rate. Left unwritten, every refused call would count the
+  // missing tokens under the old rate again, and a caller moved off refill 0 while short would wait
+  // forever.
+  const refuse = (status: BucketStatus): BucketStep =>
+    converted ? { ...write(missing), reply: reply(status, base, missing) } : keep(status);
+  if (amount > capacity) return refuse('never');
+  if (capacity - missing < amount) return refuse('denied');
   if (amount === 0) return keep('ok');
   return write(missing + amount);
 }

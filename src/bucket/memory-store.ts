@@ -143,7 +143,8 @@ export class MemoryBucketStore implements BucketStore {
       );
       return allowedResult(results);
     }
-    // Denied: nothing is written; a bucket that could pay is reported as it stands (as peek reads it).
+    // Denied: nothing is taken (a bucket that refused keeps a policy change's conversion, as its
+    // step says); a bucket that could pay is reported as it stands (as peek reads it).
     const results = limits.map((limit, index) => {
       const step = steps[index] as BucketStep;
       const key = keys[index] as string;

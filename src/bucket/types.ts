@@ -106,7 +106,10 @@ export interface MultiBucketResult {
 
 /** Where buckets live. Implementations: `RedisBucketStore`, `MemoryBucketStore`. */
 export interface BucketStore {
-  /** Takes `cost` tokens if they exist; otherwise takes nothing and writes nothing. */
+  /**
+   * Takes `cost` tokens if they exist; otherwise takes nothing, and writes nothing unless `policy`
+   * is a new one for the bucket (the policy change is then kept: its rate refills from now).
+   */
   consume(key: string, cost: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;
   /** Gives back `amount` tokens, never beyond `capacity`. */
   refund(key: string, amount: number, policy: BucketPolicy, options?: BucketCallOptions): Promise<BucketResult>;

@@ -8,9 +8,10 @@
  * A call under another rate (a policy change) takes the missing tokens as they are at its instant,
  * bounded so that its own rate refills them within 1e9 s, and the tokens are its capacity minus
  * them (below 0: a debt); a call that changes the tokens makes its rate the bucket's rate from then
- * on. Only an admitted consume of a cost > 0, a refund of an amount > 0 into a bucket that is
- * not full, and a take of an amount > 0 (admitted whatever the bucket holds, into debt) change the
- * tokens.
+ * on, and so does a refused consume under another rate (the missing tokens as it counted them
+ * refill at its rate from its instant). Only an admitted consume of a cost > 0, a refund of an
+ * amount > 0 into a bucket that is not full, and a take of an amount > 0 (admitted whatever the
+ * bucket holds, into debt) change the tokens.
  */
 import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
 
@@ -199,9 +200,20 @@ export class BucketModel {
   consume(cost: number, policy: BucketPolicy, nowUs: bigint, decide?: boolean): ModelAnswer {
     const missing = this.missing(policy, nowUs);
     const c = Fraction.of(cost);
-    if (c.cmp(Fraction.of(policy.capacity)) > 0) return this.#answer(policy, missing, false, cost, 'never');
+    // A refused consume under another rate makes it the bucket's rate (its conversion is kept).
+    const changed = this.#rate !== undefined && this.#keepRate(this.#rate) !== this.#keepRate(policy.refillPerSecond);
+    const convert = (): void => {
+      if (changed) this.#write(missing, policy, nowUs);
+    };
+    if (c.cmp(Fraction.of(policy.capacity)) > 0) {
+      convert();
+      return this.#answer(policy, missing, false, cost, 'never');
+    }
     const admit = decide ?? this.tokens(policy, nowUs).cmp(c) >= 0;
-    if (!admit) return this.#answer(policy, missing, false, cost, c);
+    if (!admit) {
+      convert();
+      return this.#answer(policy, missing, false, cost, c);
+    }
     if (c.sign === 0) return this.#answer(policy, missing, true, cost, 'none');
     const after = missing.add(c);
     this.#write(after, policy, nowUs);

@@ -98,7 +98,10 @@ async function compare(store: ClockedStore, key: string, policies: BucketPolicy[
         .map((s) => `${s.op}(${s.quarters / 4}) +${s.stepUs}µs under ${JSON.stringify(policies[s.policy])}`);
       throw new Error(`${store.name} step #${index}: ${mismatch}\n  ${trail.join('\n  ')}`);
     }
-    const wrote = (step.op === 'consume' && actual.allowed && amount > 0) || (step.op === 'refund' && amount > 0);
+    // A refused consume under another policy writes the conversion (rounded to a tick, as any write).
+    const converted = written !== undefined && store.keepRate(written) !== store.keepRate(policy.refillPerSecond);
+    const wrote =
+      (step.op === 'consume' && (actual.allowed ? amount > 0 : converted)) || (step.op === 'refund' && amount > 0);
     if (wrote) {
       drift = tolerance;
       lastRate = model.full ? 0 : policy.refillPerSecond;
@@ -159,6 +162,35 @@ describe('stores against the model under random policy changes', () => {
     expect(refunded).toMatchObject({ remaining: 0.25, resetAfterMs: 0 });
     expect((await store.call('r', 'consume', 0.25, never, startUs)).allowed).toBe(true);
   });
+
+  it.each(['memory', 'redis'] as const)(
+    'a caller moved to a faster policy while short gets a consume through once its first refusal says (%s)',
+    async (name) => {
+      // A refused consume wrote nothing, so the bucket kept the old policy's state and every refusal
+      // counted from it again: moved from refill 0 the caller waited forever; from 1e-6/s, about as
+      // long as under the old policy; each refusal still said "retry in 1 s" (or 5 s).
+      const startUs = await clockAhead(client);
+      const store = name === 'memory' ? clockedMemory() : clockedRedis(client, `policy-model-moved-${run++}:`);
+      const second = 1_000_000;
+      const never = { capacity: 10, refillPerSecond: 0 };
+      const perSecond = { capacity: 10, refillPerSecond: 1 };
+      expect((await store.call('a', 'consume', 10, never, startUs)).allowed).toBe(true);
+      const first = await store.call('a', 'consume', 1, perSecond, startUs + second);
+      expect(first).toMatchObject({ allowed: false, retryAfterMs: 1000 });
+      expect((await store.call('a', 'consume', 1, perSecond, startUs + 2 * second)).allowed).toBe(true);
+
+      const slow = { capacity: 100, refillPerSecond: 0.000001 };
+      const fast = { capacity: 100, refillPerSecond: 1 };
+      expect((await store.call('b', 'consume', 100, slow, startUs)).allowed).toBe(true);
+      const refused = await store.call('b', 'consume', 5, fast, startUs + second);
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterMs).toBeGreaterThan(4990);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(5000);
+      expect((await store.call('b', 'consume', 5, fast, startUs + second + refused.retryAfterMs * 1000)).allowed).toBe(
+        true,
+      );
+    },
+  );
 
   it.each(CLIENTS)('the Redis script follows the rule (rates kept to 7 significant digits), over %s', async (name) => {
     const startUs = await clockAhead(client);
