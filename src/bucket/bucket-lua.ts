@@ -49,8 +49,9 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --            takes nothing from any (all or nothing), and a bucket that refused keeps a policy
 --            change's conversion. A single bucket is the plain case.
 --   refund   gives \`amount\` tokens back to each of its buckets, never beyond its capacity; what
---            it would leave missing that is below 1e-15 of \`amount\` (a few units in the last place)
---            is the rounding of a conversion at a policy change, and the bucket is full.
+--            it would leave missing below 1e-15 of \`amount\` (a few units in the last place), or
+--            below 1e-6 of it when the call converted the bucket to a new policy (the kept rate's
+--            7 digits), is rounding, and the bucket is full.
 --   peek     reads each of its buckets.
 --   take     takes \`amount\` tokens from each of its buckets whether or not it holds them: what it
 --            lacks is kept as a debt (missing tokens beyond the capacity), bounded as at a policy
@@ -363,7 +364,9 @@ while arg <= args do
       -- A refused consume under another policy keeps the conversion.
       if status ~= 'ok' and converted then after = save(key, first, missing, refill, rateText) end
     elseif kind == 'r' and amount > 0 and missing > 0 then
-      after = save(key, first, missing - amount > amount * 1e-15 and missing - amount or 0, refill, rateText)
+      local left = missing - amount
+      if left <= amount * (converted and 1e-6 or 1e-15) then left = 0 end
+      after = save(key, first, left, refill, rateText)
     elseif kind == 't' and amount > 0 then
       -- The debt grows by \`amount\`, bounded (as at a policy change) so the rate refills it within 1e9 s.
       local short = missing + amount
@@ -378,10 +381,12 @@ while arg <= args do
       local at = first + i - 1
       local key, rateText = KEYS[at], ARGV[policies + 2 * i - 1]
       local capacity, refill = parsed[ARGV[policies + 2 * i - 2]], parsed[rateText]
-      local missing, base = load(key, at, capacity, refill, rateText)
+      local missing, base, converted = load(key, at, capacity, refill, rateText)
       local after
       if kind == 'r' and amount > 0 and missing > 0 then
-        after = save(key, at, missing - amount > amount * 1e-15 and missing - amount or 0, refill, rateText)
+        local left = missing - amount
+        if left <= amount * (converted and 1e-6 or 1e-15) then left = 0 end
+        after = save(key, at, left, refill, rateText)
       elseif kind == 't' and amount > 0 then
         local short = missing + amount
         if refill > 0 and short > MAX_REFILL_SECONDS * refill then short = MAX_REFILL_SECONDS * refill end

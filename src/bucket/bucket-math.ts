@@ -201,9 +201,11 @@ export function bucketStep(
     if (amount === 0) return keep('ok');
     // Stryker disable next-line ConditionalExpression: with nothing missing a write would delete the state, as keeping a refilled one does (MemoryBucketStore#keep); this only skips the write.
     if (missing === 0) return keep('ok');
-    // What a refund would leave missing below 1e-15 of its amount is the rounding of a conversion: the
-    // bucket is full (as in the script).
-    return write(missing - amount > amount * 1e-15 ? missing - amount : 0);
+    // What a refund would leave missing below 1e-15 of its amount (a few units in the last place), or
+    // below 1e-6 of it in a call that converted the bucket to a new policy, is rounding: the bucket
+    // is full (as in the script).
+    const left = missing - amount;
+    return write(left > amount * (converted ? 1e-6 : 1e-15) ? left : 0);
   }
   // A refused consume under another policy keeps the conversion (as the script does): from this
   // call on the bucket refills at the new rate. Left unwritten, every refused call would count the

@@ -161,6 +161,12 @@ describe('stores against the model under random policy changes', () => {
     const refunded = await store.call('r', 'refund', 8.25, never, startUs);
     expect(refunded).toMatchObject({ remaining: 0.25, resetAfterMs: 0 });
     expect((await store.call('r', 'consume', 0.25, never, startUs)).allowed).toBe(true);
+    // The same through the rate kept to 7 digits (1.388889 for 5000/3600): 2.5000002 missing, and
+    // 2e-7 left for good by the refund of 2.5.
+    const kept = { capacity: 3, refillPerSecond: 5000 / 3600 };
+    const one = { capacity: 1, refillPerSecond: 0 };
+    expect((await store.call('s', 'consume', 2.5, kept, startUs)).allowed).toBe(true);
+    expect(await store.call('s', 'refund', 2.5, one, startUs)).toMatchObject({ remaining: 1, resetAfterMs: 0 });
   });
 
   it.each(['memory', 'redis'] as const)(
