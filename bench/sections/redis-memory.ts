@@ -23,8 +23,8 @@ const LONG_COST = 500;
 
 /**
  * The states measured, each charged half its capacity so that every key is alive while memory is
- * measured. The state is `'%x:%.7g'` (the instant in hex ticks, the rate to 7 significant digits):
- * its length, and so its memory, depends on how the rate prints.
+ * measured. The state is `'<hex ticks>:<rate>'` (the instant in hex ticks, the rate as the call
+ * wrote it): its length, and so its memory, depends on how the rate prints.
  */
 const STATES: Array<{ label: string; policy: BucketPolicy; cost: number }> = [
   { label: 'refill 1/s', policy: LONG_POLICY, cost: LONG_COST },

@@ -9,10 +9,12 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 -- State: one string per key; no key is a full bucket.
 --   '<full_at>:<rate>'  refilling: full_at is the instant (ticks, Redis time, a whole number in
 --                       lowercase hex) at which the bucket is full again, rate the refill rate it
---                       was written with (tokens per second, 7 significant digits), written with
---                       one string.format('%x:%.7g', full_at, rate): at most 14 + 1 + 13 = 28
---                       characters. The key expires at full_at (PXAT, ms rounded up), so an idle
---                       bucket costs no memory.
+--                       was written with (tokens per second, exact: the call's own text when it is
+--                       at most 24 characters, which reads back as the same double, otherwise
+--                       %.17g): at most 14 + 1 + 24 = 39 characters. (The previous release kept the
+--                       rate to 7 significant digits: such a state converts once, at its next call.)
+--                       The key expires at full_at (PXAT, ms rounded up), so an idle bucket costs
+--                       no memory.
 --   '-<missing>'        refillPerSecond = 0: minus the missing tokens (%.17g, may be fractional);
 --                       no TTL (the bucket never refills).
 --   '<full_at>'         a positive decimal without ':': the previous release's state, the instant
@@ -22,15 +24,13 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 -- fractions are never floored away: the state is a time, not a rounded token count.
 --
 -- Policy change: the missing tokens (used and not yet refilled) are what carries over.
---   - The call's rate formatted with %.7g equal to the stored rate is the same policy: full_at is
---     read under the call's exact rate, with nothing converted. A capacity change alone converts
---     nothing either: the missing tokens stay.
+--   - The call's rate equal to the stored rate is the same policy: nothing is converted. A
+--     capacity change alone converts nothing either: the missing tokens stay.
 --   - Any other rate, or a switch to or from refill 0: missing is counted under the stored rate up
 --     to now, and from now on the call's rate refills it. remaining = capacity - missing may then
 --     be below 0, a debt (reported as 0 tokens left): it is never capped at the new capacity, or
 --     a downgrade and an upgrade would wipe it; it is bounded only so that refilling it takes at
 --     most 1e9 s at the new rate. An upgrade never takes a token away, a downgrade keeps the debt.
---   The stored rate has 7 significant digits: the conversion at a policy change uses that value.
 --   A refused consume under another policy writes the conversion of each bucket that refused it:
 --   from that call on the bucket refills at the call's rate. (Were it left unwritten, every
 --   refused call would count the missing tokens under the old rate again, and a caller moved from
@@ -49,9 +49,9 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --            takes nothing from any (all or nothing), and a bucket that refused keeps a policy
 --            change's conversion. A single bucket is the plain case.
 --   refund   gives \`amount\` tokens back to each of its buckets, never beyond its capacity; what
---            it would leave missing below 1e-15 of \`amount\` (a few units in the last place), or
---            below 1e-6 of it when the call converted the bucket to a new policy (the kept rate's
---            7 digits), is rounding, and the bucket is full.
+--            it would leave missing below 1e-15 of \`amount\` (a few units in the last place), plus
+--            1/8 µs of the old rate's refill when the call converted the bucket to a new policy
+--            (the tick rounding of the last write), is rounding, and the bucket is full.
 --   peek     reads each of its buckets.
 --   take     takes \`amount\` tokens from each of its buckets whether or not it holds them: what it
 --            lacks is kept as a debt (missing tokens beyond the capacity), bounded as at a policy
@@ -162,11 +162,12 @@ end
 -- written at the end.
 local new, latest = {}, {}
 local written, writes = {}, 0       -- positions written, in order
-local kept7 = {}                    -- a rate's text -> the rate as %.7g (what a write stores)
+local keptText = {}                 -- a rate's text -> the text a write stores (exact)
 
 -- The bucket \`key\` (KEYS[index]) as a call with this policy sees it: \`missing\` tokens (may exceed
 -- the capacity after a policy change: a debt), \`base\`, the instant it is full again (ticks;
--- when it refills), and true when the stored state was converted to this policy (a policy change).
+-- when it refills), and, when the stored state was converted to this policy (a policy change),
+-- the rate it was stored with (tokens per second; nil: no conversion).
 local function load(key, index, capacity, refill, rateText)
   local last, stored = latest[key], nil
   if last then stored = new[2 * last - 1] else stored = got[index] end
@@ -189,7 +190,7 @@ local function load(key, index, capacity, refill, rateText)
     end
   end
   if kept then
-    if kept == rateText or (refill > 0 and kept == kept7[rateText]) then
+    if kept == rateText then
       keptRate = refill
     else
       keptRate = tonumber(kept)
@@ -227,7 +228,7 @@ local function load(key, index, capacity, refill, rateText)
     local rest = full - base
     if rest > 0.5 or (rest == 0.5 and base % 2 == 1) then base = base + 1 end
   end
-  return missing, base, true
+  return missing, base, rate
 end
 
 -- Leaves the bucket \`key\` (KEYS[index]) \`short\` tokens short of full (written to Redis at the
@@ -246,7 +247,7 @@ local function save(key, index, short, refill, rateText)
       new[2 * index - 1], new[2 * index] = false, false
       return 0
     end
-    new[2 * index - 1] = format('%x:%s', full_at, kept7[rateText])
+    new[2 * index - 1] = format('%x:%s', full_at, keptText[rateText])
     -- PXAT: full_at in ms, rounded up (a whole number: the %d string Redis would parse).
     local ms = full_at / 4000
     local whole = ms - ms % 1
@@ -327,8 +328,8 @@ while arg <= args do
       if err == nil and refill > 0 then
         if capacity / refill > MAX_REFILL_SECONDS then
           err = 'capacity / refillPerSecond (seconds to refill) must be at most 1e9, got ' .. format('%.17g', capacity / refill)
-        elseif kept7[rateText] == nil then
-          kept7[rateText] = format('%.7g', refill)
+        elseif keptText[rateText] == nil then
+          keptText[rateText] = #rateText <= 24 and rateText or format('%.17g', refill)
         end
       end
       if err == nil and kind == 'c' and n > 1 then
@@ -365,7 +366,7 @@ while arg <= args do
       if status ~= 'ok' and converted then after = save(key, first, missing, refill, rateText) end
     elseif kind == 'r' and amount > 0 and missing > 0 then
       local left = missing - amount
-      if left <= amount * (converted and 1e-6 or 1e-15) then left = 0 end
+      if left <= amount * 1e-15 + (converted and converted * 1.25e-7 or 0) then left = 0 end
       after = save(key, first, left, refill, rateText)
     elseif kind == 't' and amount > 0 then
       -- The debt grows by \`amount\`, bounded (as at a policy change) so the rate refills it within 1e9 s.
@@ -385,7 +386,7 @@ while arg <= args do
       local after
       if kind == 'r' and amount > 0 and missing > 0 then
         local left = missing - amount
-        if left <= amount * (converted and 1e-6 or 1e-15) then left = 0 end
+        if left <= amount * 1e-15 + (converted and converted * 1.25e-7 or 0) then left = 0 end
         after = save(key, at, left, refill, rateText)
       elseif kind == 't' and amount > 0 then
         local short = missing + amount

@@ -6,8 +6,8 @@
  * Time is counted in ticks of 0.25 µs (`TICKS_PER_US`); clocks are read in whole µs, as Redis
  * `TIME` is. A bucket that is not full is a `BucketState`: the refill rate it was last written
  * with, and the instant (ticks, a whole number) it is full again, or its missing tokens when it
- * never refills. The script keeps the same two numbers as one string (`'%x:%.7g'`, the rate to 7
- * significant digits); this module keeps the rate exactly.
+ * never refills. The script keeps the same two numbers as one string (`'<hex ticks>:<rate>'`, the
+ * rate exactly, as this module does).
  *
  * Policy change (a call whose `refillPerSecond` differs from the state's rate): the tokens the
  * bucket is missing carry over. They are counted under the state's rate up to the call, and from
@@ -110,8 +110,8 @@ export function bucketReply(
     // Times from the missing tokens as read (snapped), so that whole tokens give whole times.
     missing = snapMissing((state * refill) / TICKS_PER_SECOND, refill);
     resetUs = (missing * US_PER_SECOND) / refill;
-    // Never below 0: after a policy change the script decides on the tokens counted with the rate it
-    // kept (7 significant digits), and the instant it answers may read back a hair above the cost.
+    // Never below 0: after a policy change the instant the store answers (rounded to a tick) may read
+    // back a hair above the tokens it decided on.
     if (status === 'denied') retryUs = Math.max(0, ((missing + amount - capacity) * US_PER_SECOND) / refill);
   } else if (state <= 0) {
     resetUs = 0;
@@ -121,8 +121,8 @@ export function bucketReply(
 
 /**
  * One operation on one bucket at `nowUs` (whole µs): the same steps, in the same order, as
- * `lua/bucket.lua`. The state's rate is kept exactly here, so any other `refillPerSecond` is a
- * policy change (the script compares the rates to 7 significant digits).
+ * `lua/bucket.lua`. The state's rate is kept exactly, so any other `refillPerSecond` is a policy
+ * change.
  */
 export function bucketStep(
   stored: BucketState | undefined,
@@ -201,11 +201,12 @@ export function bucketStep(
     if (amount === 0) return keep('ok');
     // Stryker disable next-line ConditionalExpression: with nothing missing a write would delete the state, as keeping a refilled one does (MemoryBucketStore#keep); this only skips the write.
     if (missing === 0) return keep('ok');
-    // What a refund would leave missing below 1e-15 of its amount (a few units in the last place), or
-    // below 1e-6 of it in a call that converted the bucket to a new policy, is rounding: the bucket
-    // is full (as in the script).
+    // What a refund would leave missing below 1e-15 of its amount (a few units in the last place),
+    // plus 1/8 µs of the old rate's refill in a call that converted the bucket to a new policy (the
+    // tick rounding of the last write), is rounding: the bucket is full (as in the script).
     const left = missing - amount;
-    return write(left > amount * (converted ? 1e-6 : 1e-15) ? left : 0);
+    const slack = amount * 1e-15 + (converted && stored !== undefined ? stored.rate * 1.25e-7 : 0);
+    return write(left > slack ? left : 0);
   }
   // A refused consume under another policy keeps the conversion (as the script does): from this
   // call on the bucket refills at the new rate. Left unwritten, every refused call would count the

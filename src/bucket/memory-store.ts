@@ -63,8 +63,8 @@ const OPTION_NAMES: readonly (keyof MemoryBucketStoreOptions)[] = ['maxKeys', 'n
  * Token buckets in this process: the same arithmetic as `lua/bucket.lua` (state: the refill rate
  * each bucket was last written with and the instant it is full again, or its missing tokens when
  * it never refills) and the same results as `RedisBucketStore`, on an injectable clock read in
- * whole µs. A policy change keeps the missing tokens, as in Redis; the rate is kept exactly here
- * (Redis keeps it to 7 significant digits, which only matters at a policy change). Operations are
+ * whole µs. A policy change keeps the missing tokens, as in Redis; the rate is kept exactly, as
+ * in Redis. Operations are
  * synchronous underneath, so every call meets its `timeoutMs`. Memory is bounded by `maxKeys`
  * buckets plus a fixed ledger of what evicted ones owe (eviction takes the bucket that owes least
  * first); buckets of `refillPerSecond` 0 never refill and so stay until refunded or evicted.

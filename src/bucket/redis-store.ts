@@ -107,8 +107,8 @@ function answered(reply: BucketOpReply, timeoutMs: number | undefined): BucketRe
  * master stops only the calls for the buckets it holds, and its promoted replica starts afresh.
  *
  * State: one key per bucket holding one short string, the instant the bucket is full again and the
- * refill rate it was written with, to 7 significant digits (`lua/bucket.lua`): a policy change keeps
- * the missing tokens, counted with that rate. The previous release's state (a bare instant) is read
+ * refill rate it was written with, exactly (`lua/bucket.lua`): a policy change keeps the missing
+ * tokens, counted with that rate. The previous release's state (a bare instant) is read
  * under the call's own rate and replaced by the next write.
  *
  * Memory: a refilling bucket's key expires when the bucket is full again. Buckets with

@@ -12,7 +12,7 @@ import type { BucketPolicy, BucketResult } from '../../src/bucket/types.js';
 
 export interface ClockedStore {
   name: 'redis' | 'memory';
-  /** The rate the store keeps with a bucket's state: Redis to 7 significant digits, memory exactly. */
+  /** The rate the store keeps with a bucket's state (both keep it exactly). */
   keepRate: (rate: number) => number;
   call(key: string, op: BucketOp, amount: number, policy: BucketPolicy, nowUs: number): Promise<BucketResult>;
 }
@@ -37,7 +37,7 @@ export function clockedMemory(): ClockedStore {
 export function clockedRedis(client: RedisBucketClient, prefix: string): ClockedStore {
   return {
     name: 'redis',
-    keepRate: (rate) => Number(rate.toPrecision(7)),
+    keepRate: (rate) => rate,
     async call(key, op, amount, policy, nowUs) {
       const sent = op === 'peek' ? 0 : amount;
       const reply = await runBucketScript(client, `${prefix}${key}`, {
