@@ -30,15 +30,15 @@ const STATES: Array<{ label: string; policy: BucketPolicy; cost: number }> = [
   { label: 'refill 1/s', policy: LONG_POLICY, cost: LONG_COST },
   // A token time that is not a whole number of µs (1e6 / 3).
   { label: 'refill 3/s', policy: { capacity: 1000, refillPerSecond: 3 }, cost: LONG_COST },
-  // 5000 per hour: the rate is kept as 1.388889.
+  // 5000 per hour: the rate is kept as 1.3888888888888888 (17 significant digits).
   { label: 'refill 5000/3600 per s', policy: { capacity: 5000, refillPerSecond: 5000 / 3600 }, cost: 2500 },
-  // A tiny rate printed with an exponent: 1.234567e-05.
+  // A small rate: 0.00001234567.
   { label: 'refill 1.234567e-5/s', policy: { capacity: 1000, refillPerSecond: 1.234567e-5 }, cost: LONG_COST },
-  // The longest state there is: 14 hex digits, ':', and 13 characters of rate (1.234567e-100).
+  // The longest state there is: 14 hex digits, ':', and 23 characters of rate (1.2345678901234567e-300).
   {
-    label: 'refill 1.234567e-100/s (longest state)',
-    policy: { capacity: 1e-91, refillPerSecond: 1.234567e-100 },
-    cost: 5e-92,
+    label: 'refill 1.2345678901234567e-300/s (longest state)',
+    policy: { capacity: 1e-291, refillPerSecond: 1.2345678901234567e-300 },
+    cost: 5e-292,
   },
 ];
 /** What one state measured: used_memory growth, and one key's value, encoding, MEMORY USAGE and PTTL. */

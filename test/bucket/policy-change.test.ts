@@ -179,7 +179,7 @@ describe('what Redis keeps', () => {
     const name = key('same');
     const exact = { capacity: 1000, refillPerSecond: 5000 / 3600 };
     await call(name, 'consume', 1000, exact);
-    // Read at the exact rate, 720 s later: exactly full again (a conversion through 1.388889 would not be).
+    // Read at the exact rate, 720 s later: exactly full again (a conversion would not be).
     expect(await call(name, 'peek', 0, exact, 719_999)).toEqual(['ok', 4000, startUs + 719_999_000]);
     expect(await call(name, 'peek', 0, exact, 720_000)).toEqual(['ok', 0, startUs + 720_000_000]);
   });
