@@ -34,10 +34,10 @@ const STATES: Array<{ label: string; policy: BucketPolicy; cost: number }> = [
   { label: 'refill 5000/3600 per s', policy: { capacity: 5000, refillPerSecond: 5000 / 3600 }, cost: 2500 },
   // A small rate: 0.00001234567.
   { label: 'refill 1.234567e-5/s', policy: { capacity: 1000, refillPerSecond: 1.234567e-5 }, cost: LONG_COST },
-  // The longest state there is: 14 hex digits, ':', and 23 characters of rate (1.2345678901234567e-300).
+  // The longest state there is: 14 hex digits, ':', and 23 characters of rate (1.2345678901234568e-300).
   {
-    label: 'refill 1.2345678901234567e-300/s (longest state)',
-    policy: { capacity: 1e-291, refillPerSecond: 1.2345678901234567e-300 },
+    label: 'refill 1.2345678901234568e-300/s (longest state)',
+    policy: { capacity: 1e-291, refillPerSecond: 1.2345678901234568e-300 },
     cost: 5e-292,
   },
 ];

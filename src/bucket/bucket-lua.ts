@@ -34,8 +34,8 @@ export const BUCKET_LUA = `-- Multi-token buckets: apply a list of operations in
 --   A refused consume under another policy writes the conversion of each bucket that refused it:
 --   from that call on the bucket refills at the call's rate. (Were it left unwritten, every
 --   refused call would count the missing tokens under the old rate again, and a caller moved from
---   refill 0 to a refilling policy while short would wait forever.) A peek, a consume of 0 and a
---   refund or take of 0 convert nothing.
+--   refill 0 to a refilling policy while short would wait forever.) A peek, an allowed consume of
+--   0, and a refund or take of 0 convert nothing.
 -- Rounding: each write rounds full_at to the nearest tick (ties to even: at most 1/8 µs of refill
 -- either way), which is what double arithmetic at today's instants (2^52..2^53 ticks, up to 2041)
 -- does by itself; after 2041 the doubles' step is 2 ticks (0.5 µs). Missing tokens read from
@@ -202,6 +202,9 @@ local function load(key, index, capacity, refill, rateText)
   local rate = keptRate
   local missing = 0
   if rate > 0 then
+    -- No state this script writes is full later than 1e9 s from now (MAX_REFILL_SECONDS, 4e15
+    -- ticks): an instant beyond that was not written by it (planted, or garbage) and reads as that far.
+    if at > tick + 4e15 then at = tick + 4e15 end
     if at > tick then
       -- The missing tokens, snapped to the nearest whole number when within half a µs of refill
       -- (at most 0.001 token) of it, since only the tick rounding can put them there.

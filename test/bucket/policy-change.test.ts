@@ -199,6 +199,21 @@ describe('what Redis keeps', () => {
     expect(await call(frozen, 'peek', 0, FROZEN, 10_001)).toEqual(['ok', 0, startUs + 10_001_000]);
   });
 
+  it('reads a planted instant beyond 1e9 s from now as 1e9 s, and writes what it can expire', async () => {
+    // Found by an independent review: '1e300' (a bare instant) made a refund's SET fail with
+    // "invalid expire time", and 'ffffffffffffffffffff:1' read as a wait of 4.6e15 s.
+    for (const planted of ['1e300', 'ffffffffffffffffffff:1']) {
+      const name = key('planted');
+      await client.set(name, planted);
+      expect(await call(name, 'peek', 0, SLOW)).toEqual(['ok', 4e15, startUs]);
+      const [status] = await call(name, 'refund', 5, SLOW);
+      expect(status).toBe('ok');
+      const value = (await client.get(name)) as string;
+      expect(value.length).toBeLessThanOrEqual(39);
+      expect(await client.pexpiretime(name)).toBeLessThanOrEqual(Math.ceil((startUs * 4 + 4e15) / 4000));
+    }
+  });
+
   it('keeps refill 0 as minus the missing tokens, without TTL, and converts it at a switch', async () => {
     const name = key('frozen');
     await call(name, 'consume', 2.5, FROZEN);
