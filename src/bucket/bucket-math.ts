@@ -139,8 +139,8 @@ export function bucketStep(
   // after a policy change: a debt) and, when it refills, `base`, the instant it is full again.
   let missing = 0;
   let base = tick;
-  /** Whether the stored state was converted to this call's policy (a policy change). */
-  let converted = false;
+  /** The rate of a state this call converts to its policy (a policy change); undefined: none. */
+  const convertedFrom = stored !== undefined && stored.rate !== refill ? stored.rate : undefined;
   if (stored === undefined) {
     // full
   } else if (
@@ -157,7 +157,6 @@ export function bucketStep(
       missing = stored.value;
     }
   } else {
-    converted = true;
     if (stored.rate > 0) {
       // Stryker disable next-line EqualityOperator: at stored.value === tick both read 0 missing tokens.
       if (stored.value > tick)
@@ -205,7 +204,7 @@ export function bucketStep(
     // plus 1/8 µs of the old rate's refill in a call that converted the bucket to a new policy (the
     // tick rounding of the last write), is rounding: the bucket is full (as in the script).
     const left = missing - amount;
-    const slack = amount * 1e-15 + (converted && stored !== undefined ? stored.rate * 1.25e-7 : 0);
+    const slack = amount * 1e-15 + (convertedFrom ?? 0) * 1.25e-7;
     return write(left > slack ? left : 0);
   }
   // A refused consume under another policy keeps the conversion (as the script does): from this
@@ -213,7 +212,7 @@ export function bucketStep(
   // missing tokens under the old rate again, and a caller moved off refill 0 while short would wait
   // forever.
   const refuse = (status: BucketStatus): BucketStep =>
-    converted ? { ...write(missing), reply: reply(status, base, missing) } : keep(status);
+    convertedFrom === undefined ? keep(status) : { ...write(missing), reply: reply(status, base, missing) };
   if (amount > capacity) return refuse('never');
   if (capacity - missing < amount) return refuse('denied');
   if (amount === 0) return keep('ok');
