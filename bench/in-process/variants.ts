@@ -1,7 +1,7 @@
 import { MemoryBucketStore, RedisBucketStore } from 'graphql-budget';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { storeFromEnv } from '../../examples/bookstore/stores.js';
+import { clientOptions, storeFromEnv } from '../../examples/bookstore/stores.js';
 import { startApolloServer } from './apollo-server.js';
 import { startYogaServer } from './yoga-server.js';
 import type { Guard, InProcessServer, InProcessVariant } from './variant.js';
@@ -14,13 +14,7 @@ async function startRateLimited(
   redisUrl: string,
   start: (guard: Guard) => Promise<InProcessServer>,
 ): Promise<InProcessServer> {
-  const client = new Redis(redisUrl, {
-    enableAutoPipelining: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    lazyConnect: true,
-  });
+  const client = new Redis(redisUrl, { ...clientOptions, lazyConnect: true });
   await client.connect();
   // Points no run can spend: every call is an allowed consume that writes.
   const limiter = new RateLimiterRedis({
@@ -82,13 +76,7 @@ export const IN_PROCESS_VARIANTS: readonly InProcessVariant[] = [
     redis: true,
     start: async ({ redisUrl }): Promise<InProcessServer> => {
       // The example's client options less auto-pipelining: the store's own batching alone.
-      const client = new Redis(redisUrl, {
-        enableAutoPipelining: false,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        autoResendUnfulfilledCommands: false,
-        lazyConnect: true,
-      });
+      const client = new Redis(redisUrl, { ...clientOptions, enableAutoPipelining: false, lazyConnect: true });
       await client.connect();
       const server = await startApolloServer({ kind: 'budget', store: new RedisBucketStore(client) });
       return { request: server.request, stop: () => server.stop().finally(() => client.disconnect()) };

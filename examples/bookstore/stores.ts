@@ -60,7 +60,7 @@ export function parseClusterNodes(value: string): { host: string; port: number }
 // command to a dead Redis waits ~70 s and runs late on reconnect; here it fails at once, is never
 // resent, and the plugin's `onStoreError` decides what the request gets. Auto-pipelining sends the
 // commands of concurrent requests in one socket write.
-const clientOptions = {
+export const clientOptions = {
   enableAutoPipelining: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
